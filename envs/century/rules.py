@@ -1,0 +1,540 @@
+"""Century: Spice Road rules as pure Numba kernels over one structured NumPy record per game.
+
+A batch is a 1-D array of ``STATE_DTYPE``. Every kernel takes the batch and a game index, so
+one compiled function serves single games (batch of one) and large batches alike. Rule IDs
+(CSR-…) refer to docs/century.md.
+
+Turn flow. A turn is one of the four main actions (CSR-T1). Compound choices are split into
+sub-decisions that keep the same player to act:
+
+==============  =========================================================================
+phase           what the player chooses
+==============  =========================================================================
+MAIN            play a card / acquire market slot k / rest / claim point slot j
+UPGRADE         upgrade one yellow, red or green cube one step, or stop (CSR-P3, CSR-P4)
+TRADE           how many times to repeat the trade card just played, 1..10 (CSR-P5)
+PAY             which colour of cube to leave on the next card left of the target (CSR-A1)
+DISCARD         which colour to return while the caravan holds more than 10 (CSR-K1)
+OVER            nothing: the game has ended
+==============  =========================================================================
+"""
+
+import numpy as np
+
+from envs.century.data import (
+    DECK_TYPES,
+    KIND_SPICE,
+    KIND_TRADE,
+    KIND_UPGRADE,
+    MERCHANT_IN,
+    MERCHANT_KIND,
+    MERCHANT_OUT,
+    MERCHANT_UPGRADES,
+    POINT_COST,
+    POINT_VALUE,
+    STARTING_SPICE_TYPE,
+    STARTING_UPGRADE_TYPE,
+)
+from numba import prange
+
+from envs.core.jit import kernel, parallel_kernel
+from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 5
+N_COLOURS = 4
+YELLOW, RED, GREEN, BROWN = 0, 1, 2, 3
+N_TYPES = MERCHANT_KIND.shape[0]  # 45 merchant card types
+N_DECK = DECK_TYPES.shape[0]  # 43 market cards
+N_POINT = POINT_VALUE.shape[0]  # 36 point cards
+MARKET_SIZE = 6  # CSR-S4
+POINT_ROW_SIZE = 5  # CSR-S1
+CARAVAN_LIMIT = 10  # CSR-K1
+# A turn starts with at most 10 cubes and every trade needs at least one cube, so no trade can
+# be repeated more than 10 times (CSR-P5).
+MAX_TRADE_REPEATS = 10
+# CSR-E4: uniform-random play ends below ~5,000 sub-decisions (99.9th percentile ~2,300);
+# past this cap the game is truncated, not terminated.
+STEP_CAP = 20000
+
+# Card states in STATE_DTYPE["cards"].
+NOT_OWNED, IN_HAND, PLAYED = 0, 1, 2
+
+PHASE_MAIN, PHASE_UPGRADE, PHASE_TRADE, PHASE_PAY, PHASE_DISCARD, PHASE_OVER = range(6)
+PHASE_NAMES = ("main", "upgrade", "trade", "pay", "discard", "over")
+
+# Action layout: one fixed Discrete space, see docs/century.md for the table.
+A_PLAY = 0  # + merchant type (45)
+A_ACQUIRE = A_PLAY + N_TYPES  # + market slot (6)
+A_REST = A_ACQUIRE + MARKET_SIZE
+A_CLAIM = A_REST + 1  # + point slot (5)
+A_UPGRADE = A_CLAIM + POINT_ROW_SIZE  # + colour yellow/red/green (3)
+A_STOP = A_UPGRADE + 3
+A_TRADE = A_STOP + 1  # + (repeats - 1) (10)
+A_PLACE = A_TRADE + MAX_TRADE_REPEATS  # + colour (4)
+A_RETURN = A_PLACE + N_COLOURS  # + colour (4)
+NUM_ACTIONS = A_RETURN + N_COLOURS  # 79
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64, (1,)),  # the game's chance stream (envs.core.rng)
+        ("num_players", np.int8),
+        ("first_player", np.int8),
+        ("current_player", np.int8),
+        ("phase", np.int8),
+        ("pending_type", np.int8),  # card being resolved in UPGRADE / TRADE, else -1
+        ("upgrades_left", np.int8),
+        ("acquire_slot", np.int8),  # target slot in PAY, else -1
+        ("pay_index", np.int8),  # next slot that receives a cube in PAY
+        ("end_triggered", np.int8),
+        ("terminated", np.int8),
+        ("truncated", np.int8),
+        ("winner", np.int8),
+        ("gold_left", np.int8),
+        ("silver_left", np.int8),
+        ("merchant_deck_top", np.int8),  # merchant_deck[top:] is the face-down deck
+        ("point_deck_top", np.int8),
+        ("step_count", np.int32),
+        ("turn_count", np.int32),
+        ("caravan", np.int16, (MAX_PLAYERS, N_COLOURS)),
+        ("cards", np.int8, (MAX_PLAYERS, N_TYPES)),
+        ("gold", np.int8, (MAX_PLAYERS,)),
+        ("silver", np.int8, (MAX_PLAYERS,)),
+        ("point_count", np.int8, (MAX_PLAYERS,)),
+        ("point_owner", np.int8, (N_POINT,)),  # -1 unless claimed
+        ("score", np.int16, (MAX_PLAYERS,)),  # filled when the game ends
+        ("market", np.int8, (MARKET_SIZE,)),  # merchant type, -1 for an empty slot
+        ("market_cubes", np.int16, (MARKET_SIZE, N_COLOURS)),
+        ("merchant_deck", np.int8, (N_DECK,)),
+        ("point_row", np.int8, (POINT_ROW_SIZE,)),  # point card id, -1 for an empty slot
+        ("point_deck", np.int8, (N_POINT,)),
+    ]
+)
+
+_DECK_TYPES = np.asarray(DECK_TYPES)
+
+
+def points_to_end(num_players):
+    """CSR-E1: the point-card count that triggers the last round."""
+    return 6 if num_players <= 3 else 5
+
+
+@kernel
+def _end_target(num_players):
+    return 6 if num_players <= 3 else 5
+
+
+@kernel
+def _shuffle(words, values, n):
+    # Fisher-Yates from the top; the reference implementation draws in the same order.
+    for i in range(n - 1, 0, -1):
+        j = randint(words, 0, i + 1)
+        tmp = values[i]
+        values[i] = values[j]
+        values[j] = tmp
+
+
+@kernel
+def init_game(states, g, num_players, key):
+    """Set game ``g`` to a fresh deal (CSR-S1…S7) from the RNG word ``key``."""
+    s = states[g]
+    s.rng[0] = key
+    s.num_players = num_players
+    s.phase = PHASE_MAIN
+    s.pending_type = -1
+    s.upgrades_left = 0
+    s.acquire_slot = -1
+    s.pay_index = 0
+    s.end_triggered = 0
+    s.terminated = 0
+    s.truncated = 0
+    s.winner = -1
+    s.step_count = 0
+    s.turn_count = 0
+    s.caravan[:, :] = 0
+    s.cards[:, :] = NOT_OWNED
+    s.gold[:] = 0
+    s.silver[:] = 0
+    s.point_count[:] = 0
+    s.point_owner[:] = -1
+    s.score[:] = 0
+    s.market_cubes[:, :] = 0
+    # CSR-S1: shuffle the point cards, deal 5 face up.
+    for i in range(N_POINT):
+        s.point_deck[i] = i
+    _shuffle(s.rng, s.point_deck, N_POINT)
+    for j in range(POINT_ROW_SIZE):
+        s.point_row[j] = s.point_deck[j]
+    s.point_deck_top = POINT_ROW_SIZE
+    # CSR-S2: 2 x players gold and silver coins.
+    s.gold_left = 2 * num_players
+    s.silver_left = 2 * num_players
+    # CSR-S4: shuffle the 43 market cards, deal 6 face up.
+    for i in range(N_DECK):
+        s.merchant_deck[i] = _DECK_TYPES[i]
+    _shuffle(s.rng, s.merchant_deck, N_DECK)
+    for k in range(MARKET_SIZE):
+        s.market[k] = s.merchant_deck[k]
+    s.merchant_deck_top = MARKET_SIZE
+    # CSR-S6: random first player, then seat order.
+    s.first_player = randint(s.rng, 0, num_players)
+    s.current_player = s.first_player
+    for p in range(num_players):
+        # CSR-S3: one "+2 yellow" and one "upgrade 2" each.
+        s.cards[p, STARTING_SPICE_TYPE] = IN_HAND
+        s.cards[p, STARTING_UPGRADE_TYPE] = IN_HAND
+        # CSR-S7: starting cubes by position in turn order.
+        position = (p - s.first_player) % num_players
+        if position == 0:
+            s.caravan[p, YELLOW] = 3
+        elif position <= 2:
+            s.caravan[p, YELLOW] = 4
+        else:
+            s.caravan[p, YELLOW] = 3
+            s.caravan[p, RED] = 1
+
+
+@kernel
+def caravan_total(s, p):
+    return s.caravan[p, 0] + s.caravan[p, 1] + s.caravan[p, 2] + s.caravan[p, 3]
+
+
+@kernel
+def _holds(s, p, cost, row):
+    for c in range(N_COLOURS):
+        if s.caravan[p, c] < cost[row, c]:
+            return False
+    return True
+
+
+@kernel
+def legal_mask_into(states, g, mask):
+    """Write the legal actions of game ``g``'s player to act into ``mask`` (int8, 0/1)."""
+    s = states[g]
+    mask[:] = 0
+    p = s.current_player
+    phase = s.phase
+    if phase == PHASE_MAIN:
+        for t in range(N_TYPES):
+            # CSR-T1/P5: any card in hand; a trade needs its input at least once.
+            if s.cards[p, t] == IN_HAND:
+                if MERCHANT_KIND[t] != KIND_TRADE or _holds(s, p, MERCHANT_IN, t):
+                    mask[A_PLAY + t] = 1
+        total = caravan_total(s, p)
+        for k in range(MARKET_SIZE):
+            # CSR-A1/A2: slot k needs one cube for each of the k cards to its left.
+            if s.market[k] >= 0 and total >= k:
+                mask[A_ACQUIRE + k] = 1
+        for t in range(N_TYPES):
+            # CSR-R1: resting needs something to take back.
+            if s.cards[p, t] == PLAYED:
+                mask[A_REST] = 1
+                break
+        for j in range(POINT_ROW_SIZE):
+            # CSR-C1: the exact cubes of the card.
+            card = s.point_row[j]
+            if card >= 0 and _holds(s, p, POINT_COST, card):
+                mask[A_CLAIM + j] = 1
+    elif phase == PHASE_UPGRADE:
+        for c in range(3):  # CSR-P3: brown cannot be upgraded.
+            if s.caravan[p, c] > 0:
+                mask[A_UPGRADE + c] = 1
+        mask[A_STOP] = 1  # CSR-P4
+    elif phase == PHASE_TRADE:
+        t = s.pending_type
+        for n in range(1, MAX_TRADE_REPEATS + 1):
+            ok = True
+            for c in range(N_COLOURS):
+                if s.caravan[p, c] < n * MERCHANT_IN[t, c]:
+                    ok = False
+            if not ok:
+                break
+            mask[A_TRADE + n - 1] = 1
+    elif phase == PHASE_PAY:
+        for c in range(N_COLOURS):
+            if s.caravan[p, c] > 0:
+                mask[A_PLACE + c] = 1
+    elif phase == PHASE_DISCARD:
+        for c in range(N_COLOURS):
+            if s.caravan[p, c] > 0:
+                mask[A_RETURN + c] = 1
+
+
+@kernel
+def is_legal(states, g, action, scratch):
+    """True when ``action`` is legal in game ``g`` (``scratch`` is an int8 work buffer)."""
+    if action < 0 or action >= NUM_ACTIONS:
+        return False
+    legal_mask_into(states, g, scratch)
+    return scratch[action] == 1
+
+
+@kernel
+def _draw_merchant(s):
+    if s.merchant_deck_top < N_DECK:
+        t = s.merchant_deck[s.merchant_deck_top]
+        s.merchant_deck_top += 1
+        return t
+    return -1  # CSR-A3: the slot stays empty once the deck is out.
+
+
+@kernel
+def _take_market_card(s, p, k):
+    # CSR-A1: the card goes to hand with every cube lying on it.
+    t = s.market[k]
+    s.cards[p, t] = IN_HAND
+    for c in range(N_COLOURS):
+        s.caravan[p, c] += s.market_cubes[k, c]
+    # CSR-A3: cards right of k slide left with their cubes; refill the last slot.
+    for i in range(k, MARKET_SIZE - 1):
+        s.market[i] = s.market[i + 1]
+        for c in range(N_COLOURS):
+            s.market_cubes[i, c] = s.market_cubes[i + 1, c]
+    s.market[MARKET_SIZE - 1] = _draw_merchant(s)
+    for c in range(N_COLOURS):
+        s.market_cubes[MARKET_SIZE - 1, c] = 0
+
+
+@kernel
+def _claim(s, p, j):
+    card = s.point_row[j]
+    # CSR-C1: pay the exact cost back to the supply.
+    for c in range(N_COLOURS):
+        s.caravan[p, c] -= POINT_COST[card, c]
+    s.point_owner[card] = p
+    s.point_count[p] += 1
+    # CSR-C3: gold above slot 1 and silver above slot 2; silver moves to slot 1 once gold is out.
+    if j == 0:
+        if s.gold_left > 0:
+            s.gold[p] += 1
+            s.gold_left -= 1
+        elif s.silver_left > 0:
+            s.silver[p] += 1
+            s.silver_left -= 1
+    elif j == 1 and s.gold_left > 0 and s.silver_left > 0:
+        s.silver[p] += 1
+        s.silver_left -= 1
+    # CSR-C2: slide left, refill from the point deck.
+    for i in range(j, POINT_ROW_SIZE - 1):
+        s.point_row[i] = s.point_row[i + 1]
+    if s.point_deck_top < N_POINT:
+        s.point_row[POINT_ROW_SIZE - 1] = s.point_deck[s.point_deck_top]
+        s.point_deck_top += 1
+    else:
+        s.point_row[POINT_ROW_SIZE - 1] = -1
+    # CSR-E1: the 5th (6th with 2-3 players) point card starts the last round.
+    if s.point_count[p] >= _end_target(s.num_players):
+        s.end_triggered = 1
+
+
+@kernel
+def final_scores_into(s, out):
+    """CSR-E2: points + 3/gold + 1/silver + 1 per non-yellow cube."""
+    for p in range(s.num_players):
+        total = 3 * s.gold[p] + s.silver[p]
+        total += s.caravan[p, RED] + s.caravan[p, GREEN] + s.caravan[p, BROWN]
+        for card in range(N_POINT):
+            if s.point_owner[card] == p:
+                total += POINT_VALUE[card]
+        out[p] = total
+
+
+@kernel
+def _finish_game(s):
+    final_scores_into(s, s.score)
+    n = s.num_players
+    best = -1
+    for position in range(n):
+        # CSR-E3: walking in turn order with >=, a tie goes to the later player.
+        p = (s.first_player + position) % n
+        if best < 0 or s.score[p] >= s.score[best]:
+            best = p
+    s.winner = best
+    s.terminated = 1
+    s.phase = PHASE_OVER
+
+
+@kernel
+def _next_turn(s):
+    n = s.num_players
+    s.turn_count += 1
+    nxt = (s.current_player + 1) % n
+    s.phase = PHASE_MAIN
+    s.pending_type = -1
+    s.upgrades_left = 0
+    s.acquire_slot = -1
+    s.pay_index = 0
+    # CSR-E1: once triggered, the round is finished so everyone has had as many turns.
+    if s.end_triggered == 1 and nxt == s.first_player:
+        _finish_game(s)
+    else:
+        s.current_player = nxt
+
+
+@kernel
+def _end_action(s, p):
+    # CSR-K1: over 10 cubes at the end of the turn: the player returns cubes one at a time.
+    if caravan_total(s, p) > CARAVAN_LIMIT:
+        s.phase = PHASE_DISCARD
+        s.pending_type = -1
+        s.acquire_slot = -1
+    else:
+        _next_turn(s)
+
+
+@kernel
+def apply_action(states, g, action):
+    """Apply a legal ``action`` to game ``g`` (legality is the caller's job)."""
+    s = states[g]
+    p = s.current_player
+    phase = s.phase
+    if phase == PHASE_MAIN:
+        if action < A_ACQUIRE:
+            t = action - A_PLAY
+            s.cards[p, t] = PLAYED  # CSR-P1
+            kind = MERCHANT_KIND[t]
+            if kind == KIND_SPICE:  # CSR-P2: spice
+                for c in range(N_COLOURS):
+                    s.caravan[p, c] += MERCHANT_OUT[t, c]
+                _end_action(s, p)
+            elif kind == KIND_UPGRADE:  # CSR-P3: upgrade, one step at a time
+                s.phase = PHASE_UPGRADE
+                s.pending_type = t
+                s.upgrades_left = MERCHANT_UPGRADES[t]
+            else:  # CSR-P5: trade, choose the number of repeats next
+                s.phase = PHASE_TRADE
+                s.pending_type = t
+        elif action < A_REST:
+            k = action - A_ACQUIRE
+            if k == 0:  # CSR-A2: the leftmost card is free
+                _take_market_card(s, p, 0)
+                _end_action(s, p)
+            else:
+                s.phase = PHASE_PAY
+                s.acquire_slot = k
+                s.pay_index = 0
+        elif action == A_REST:
+            for t in range(N_TYPES):  # CSR-R1
+                if s.cards[p, t] == PLAYED:
+                    s.cards[p, t] = IN_HAND
+            _end_action(s, p)
+        else:
+            _claim(s, p, action - A_CLAIM)
+            _end_action(s, p)
+    elif phase == PHASE_UPGRADE:
+        if action == A_STOP:
+            _end_action(s, p)
+        else:
+            c = action - A_UPGRADE
+            s.caravan[p, c] -= 1
+            s.caravan[p, c + 1] += 1
+            s.upgrades_left -= 1
+            if s.upgrades_left == 0:
+                _end_action(s, p)
+    elif phase == PHASE_TRADE:
+        t = s.pending_type
+        repeats = action - A_TRADE + 1
+        for c in range(N_COLOURS):
+            s.caravan[p, c] += repeats * (MERCHANT_OUT[t, c] - MERCHANT_IN[t, c])
+        _end_action(s, p)
+    elif phase == PHASE_PAY:
+        c = action - A_PLACE
+        s.caravan[p, c] -= 1
+        s.market_cubes[s.pay_index, c] += 1
+        s.pay_index += 1
+        if s.pay_index == s.acquire_slot:
+            _take_market_card(s, p, s.acquire_slot)
+            _end_action(s, p)
+    elif phase == PHASE_DISCARD:
+        s.caravan[p, action - A_RETURN] -= 1
+        if caravan_total(s, p) <= CARAVAN_LIMIT:
+            _next_turn(s)
+    s.step_count += 1
+    # CSR-E4: a cap on sub-decisions, reported as truncation.
+    if s.terminated == 0 and s.step_count >= STEP_CAP:
+        s.truncated = 1
+        final_scores_into(s, s.score)
+        s.phase = PHASE_OVER
+
+
+@kernel
+def rewards_into(s, out):
+    """Terminal rewards: +1 to the winner, -1/(n-1) to each other player; 0 if truncated."""
+    out[:] = 0.0
+    if s.terminated == 1:
+        n = s.num_players
+        for p in range(n):
+            out[p] = 1.0 if p == s.winner else -1.0 / (n - 1)
+
+
+# ---- batched kernels ----------------------------------------------------------------------
+
+
+@parallel_kernel
+def reset_batch(states, num_players, seed, first_index, episodes):
+    """Reset every game: game ``i`` uses RNG key (seed, first_index + i, episode i)."""
+    for i in prange(states.shape[0]):
+        key = derive_key(seed, np.uint64(first_index + i), np.uint64(episodes[i] * 2 + STREAM_GAME))
+        init_game(states, i, num_players, key)
+
+
+@parallel_kernel
+def step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed, episodes):
+    """Apply one action per game, reset finished games in place and refresh the masks.
+
+    ``rewards``/``terminated``/``truncated`` describe the step just taken; a game that ended is
+    immediately re-dealt from key (seed, i, episode+1) so every slot always holds a live game.
+    """
+    n = states.shape[0]
+    for i in prange(n):
+        apply_action(states, i, actions[i])
+        s = states[i]
+        rewards_into(s, rewards[i])
+        terminated[i] = s.terminated == 1
+        truncated[i] = s.truncated == 1
+        if terminated[i] or truncated[i]:
+            episodes[i] += 1
+            key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
+            init_game(states, i, num_players, key)
+        legal_mask_into(states, i, masks[i])
+
+
+@kernel
+def _random_legal(mask, words):
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    r = randint(words, 0, count)
+    for a in range(mask.shape[0]):
+        if mask[a] == 1:
+            if r == 0:
+                return a
+            r -= 1
+    return -1
+
+
+@parallel_kernel
+def random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, out_len, out_scores, out_winner, out_trunc):
+    """Play games ``first_game … first_game+num_games-1`` uniform-randomly, entirely in Numba.
+
+    Game ``g`` deals from key (seed, g, STREAM_GAME), exactly like slot ``g`` of a batch on its
+    first episode, and picks actions from key (seed, g, STREAM_POLICY), so every result
+    depends on the seed alone. ``scratch`` holds one state per worker chunk.
+    """
+    chunks = scratch.shape[0]
+    for c in prange(chunks):
+        policy = np.zeros(1, dtype=np.uint64)
+        mask = masks[c]
+        for k in range(c, num_games, chunks):
+            g = first_game + k
+            policy[0] = derive_key(seed, np.uint64(g), np.uint64(STREAM_POLICY))
+            init_game(scratch, c, num_players, derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME)))
+            s = scratch[c]
+            while s.phase != PHASE_OVER:
+                legal_mask_into(scratch, c, mask)
+                apply_action(scratch, c, _random_legal(mask, policy))
+            out_len[k] = s.step_count
+            for p in range(num_players):
+                out_scores[k, p] = s.score[p]
+            out_winner[k] = s.winner
+            out_trunc[k] = s.truncated == 1

@@ -1,0 +1,74 @@
+"""The contract between a game module and the shared machinery (AEC env, batch, CLI).
+
+Every game provides one ``GameSpec``. Its state is a NumPy structured dtype; a batch is a
+1-D array of it. The dtype must have the fields ``num_players``, ``current_player``,
+``terminated``, ``truncated``, ``winner``, ``step_count`` and ``score``.
+
+Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
+
+- ``init_game(states, g, num_players, key)``: fresh deal from RNG word ``key`` (uint64).
+- ``legal_mask_into(states, g, mask)``: int8 0/1 legal actions of the player to act.
+- ``apply_action(states, g, action)``: apply a legal action.
+- ``rewards_into(record, out)``: terminal rewards (float32, length max_players).
+- ``reset_batch(states, num_players, seed, first_index, episodes)``.
+- ``step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed,
+  episodes)``: step, auto-reset finished games, refresh masks.
+- ``random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, lengths,
+  scores, winners, truncated)``.
+- ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the
+  float32 observation of ``player`` (from ``encoders/<game>``).
+
+Python helpers: ``action_to_string(states, g, action)``, ``render(states, g)``,
+``to_dict(states, g)`` and ``from_dict(snapshot) -> states`` (a batch of one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+REQUIRED_FIELDS = (
+    "num_players",
+    "current_player",
+    "terminated",
+    "truncated",
+    "winner",
+    "step_count",
+    "score",
+)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    min_players: int
+    max_players: int
+    num_actions: int
+    obs_size: int
+    state_dtype: np.dtype
+    init_game: Callable
+    legal_mask_into: Callable
+    apply_action: Callable
+    rewards_into: Callable
+    reset_batch: Callable
+    step_batch: Callable
+    random_rollout_kernel: Callable
+    encode_into: Callable
+    encode_batch: Callable
+    action_to_string: Callable[[np.ndarray, int, int], str]
+    render: Callable[[np.ndarray, int], str]
+    to_dict: Callable[[np.ndarray, int], dict]
+    from_dict: Callable[[dict], np.ndarray]
+    # Option name -> default value; ``make(..., **options)`` accepts exactly these.
+    options: dict[str, Any] = field(default_factory=dict)
+    docs: str = ""
+
+    def __post_init__(self):
+        missing = [f for f in REQUIRED_FIELDS if f not in self.state_dtype.names]
+        if missing:
+            raise TypeError(f"{self.name}: state dtype lacks fields {missing}")
+
+    def player_counts(self) -> range:
+        return range(self.min_players, self.max_players + 1)

@@ -1,0 +1,78 @@
+"""Game registry: ``available_games``, ``make`` and ``make_batch``.
+
+Games register by module path so that ``import envs`` stays cheap: a game's kernels load
+(from Numba's cache) only when that game is first made.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from envs.core.errors import OptionError, PlayerCountError, UnknownGameError
+from envs.core.game import GameSpec
+
+# name -> module exposing ``SPEC`` (a GameSpec)
+_REGISTRY: dict[str, str] = {"century": "envs.century.spec"}
+_LOADED: dict[str, GameSpec] = {}
+
+
+def available_games() -> list[str]:
+    """Names of the registered games, sorted."""
+    return sorted(_REGISTRY)
+
+
+def get_spec(name: str) -> GameSpec:
+    if not isinstance(name, str):
+        raise UnknownGameError(f"game name must be a str, got {type(name).__name__}")
+    if name not in _REGISTRY:
+        raise UnknownGameError(
+            f"unknown game {name!r}; available games: {', '.join(available_games())}"
+        )
+    if name not in _LOADED:
+        _LOADED[name] = importlib.import_module(_REGISTRY[name]).SPEC
+    return _LOADED[name]
+
+
+def check_num_players(spec: GameSpec, num_players) -> int:
+    if isinstance(num_players, bool) or not isinstance(num_players, int):
+        raise PlayerCountError(
+            f"{spec.name}: num_players must be an int, got {type(num_players).__name__}"
+        )
+    if num_players not in spec.player_counts():
+        raise PlayerCountError(
+            f"{spec.name} supports {spec.min_players} to {spec.max_players} players, "
+            f"not {num_players}"
+        )
+    return num_players
+
+
+def check_options(spec: GameSpec, options: dict) -> dict:
+    unknown = sorted(set(options) - set(spec.options))
+    if unknown:
+        known = ", ".join(sorted(spec.options)) or "none"
+        raise OptionError(f"{spec.name}: unknown option(s) {unknown}; known options: {known}")
+    merged = dict(spec.options)
+    merged.update(options)
+    return merged
+
+
+def make(name: str, num_players: int | None = None, render_mode: str | None = None, **options):
+    """A PettingZoo AEC env for ``name`` (wrapped like PettingZoo's classic envs)."""
+    from envs.core.aec import env as make_env
+
+    spec = get_spec(name)
+    if num_players is None:
+        num_players = spec.min_players
+    check_num_players(spec, num_players)
+    return make_env(spec, num_players=num_players, render_mode=render_mode, **check_options(spec, options))
+
+
+def make_batch(name: str, batch_size: int, num_players: int | None = None, seed: int = 0, **options):
+    """A batch of ``batch_size`` games stepped together in Numba (see ``envs.core.batch``)."""
+    from envs.core.batch import BatchEnv
+
+    spec = get_spec(name)
+    if num_players is None:
+        num_players = spec.min_players
+    check_num_players(spec, num_players)
+    return BatchEnv(spec, batch_size, num_players, seed, **check_options(spec, options))
