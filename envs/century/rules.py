@@ -479,20 +479,32 @@ def reset_batch(states, num_players, seed, first_index, episodes):
 
 
 @parallel_kernel
-def step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed, episodes):
-    """Apply one action per game, reset finished games in place and refresh the masks.
+def legal_masks_batch(states, masks):
+    for i in prange(states.shape[0]):
+        legal_mask_into(states, i, masks[i])
 
-    ``rewards``/``terminated``/``truncated`` describe the step just taken; a game that ended is
-    immediately re-dealt from key (seed, i, episode+1) so every slot always holds a live game.
+
+@parallel_kernel
+def step_batch(
+    states, actions, masks, rewards, terminated, truncated, num_players, seed, episodes,
+    final_scores, final_lengths,
+):
+    """Apply one action per game, re-deal finished games in place and refresh the masks.
+
+    ``rewards``/``terminated``/``truncated`` describe the step just taken. A game that ended
+    leaves its scores and length in ``final_scores``/``final_lengths`` and is immediately
+    re-dealt from key (seed, i, 2 * episode) so every slot always holds a live game.
     """
-    n = states.shape[0]
-    for i in prange(n):
+    for i in prange(states.shape[0]):
         apply_action(states, i, actions[i])
         s = states[i]
         rewards_into(s, rewards[i])
         terminated[i] = s.terminated == 1
         truncated[i] = s.truncated == 1
         if terminated[i] or truncated[i]:
+            for p in range(num_players):
+                final_scores[i, p] = s.score[p]
+            final_lengths[i] = s.step_count
             episodes[i] += 1
             key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
             init_game(states, i, num_players, key)

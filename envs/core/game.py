@@ -10,9 +10,10 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 - ``legal_mask_into(states, g, mask)``: int8 0/1 legal actions of the player to act.
 - ``apply_action(states, g, action)``: apply a legal action.
 - ``rewards_into(record, out)``: terminal rewards (float32, length max_players).
-- ``reset_batch(states, num_players, seed, first_index, episodes)``.
+- ``reset_batch(states, num_players, seed, first_index, episodes)`` and
+  ``legal_masks_batch(states, masks)``.
 - ``step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed,
-  episodes)``: step, auto-reset finished games, refresh masks.
+  episodes, final_scores, final_lengths)``: step, auto-reset finished games, refresh masks.
 - ``random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, lengths,
   scores, winners, truncated)``.
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the
@@ -47,12 +48,14 @@ class GameSpec:
     max_players: int
     num_actions: int
     obs_size: int
+    obs_high: Any  # upper bounds of the observation (scalar or array); lower bound is 0
     state_dtype: np.dtype
     init_game: Callable
     legal_mask_into: Callable
     apply_action: Callable
     rewards_into: Callable
     reset_batch: Callable
+    legal_masks_batch: Callable
     step_batch: Callable
     random_rollout_kernel: Callable
     encode_into: Callable

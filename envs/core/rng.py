@@ -87,3 +87,9 @@ class PyRng:
 
     def randint(self, n: int) -> int:
         return self.next_u64() % n
+
+
+def game_key(seed, index: int = 0, episode: int = 0) -> np.uint64:
+    """Python-side RNG word of a game's chance stream, as ``np.uint64`` (the dtype the kernels
+    are compiled for; a plain int above 2**63 would not convert)."""
+    return np.uint64(py_derive_key(int(seed), int(index), 2 * int(episode) + STREAM_GAME))

@@ -1,0 +1,40 @@
+"""Century: Spice Road as a PettingZoo AEC environment.
+
+>>> from envs.century.env import env
+>>> e = env(num_players=3, render_mode="ansi")
+>>> e.reset(seed=0)
+>>> for agent in e.agent_iter():
+...     obs, reward, terminated, truncated, info = e.last()
+...     action = None if terminated or truncated else int(obs["action_mask"].nonzero()[0][0])
+...     e.step(action)
+
+===================  ==========================================================================
+Agents               ``player_0 … player_{n-1}`` (seats); n = 2…5; the first player is random
+Action space         ``Discrete(79)``; the table is in docs/century.md (play, acquire, rest,
+                     claim, then the sub-decisions upgrade/stop, trade x1…x10, place, return)
+Observation          ``{"observation": float32 (see encoders/century.py), "action_mask": int8}``
+Rewards              at the end only: +1 winner, -1/(n-1) each other player; 0 on truncation
+Termination          the round after a player's 5th point card (6th with 2–3 players) ends
+Truncation           after ``rules.STEP_CAP`` sub-decisions (CSR-E4)
+Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+===================  ==========================================================================
+"""
+
+from envs.century.spec import SPEC
+from envs.core import aec
+
+
+class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
+    metadata = {**aec.MeepleAECEnv.metadata, "name": "meeple_century_v0"}
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None):
+        from envs.core.registry import check_num_players
+
+        check_num_players(SPEC, num_players)
+        super().__init__(SPEC, num_players=num_players, render_mode=render_mode)
+
+
+def env(num_players: int = 2, render_mode: str | None = None):
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players=num_players, render_mode=render_mode))

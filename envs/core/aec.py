@@ -1,0 +1,219 @@
+"""The PettingZoo AEC environment shared by every meeple-gym game.
+
+``env(spec, ...)`` returns ``raw_env`` wrapped in PettingZoo's ``OrderEnforcingWrapper`` (as
+the classic environments do); ``raw_env`` holds a batch of one game and calls the same Numba
+kernels as the batched env.
+
+- Agents are ``player_0 … player_{n-1}`` (seats). The agent to act is whoever decides next,
+  including sub-decisions (``agent_selection``).
+- Observation: ``{"observation": float32 vector, "action_mask": int8 vector}``; the mask is
+  all zeros for an agent who is not to act. Spaces are built once and the same objects are
+  returned on every call.
+- Rewards come only on the step that ends the game (see the game's docs for the values).
+- Illegal actions **raise** ``IllegalActionError`` and leave the game unchanged; out-of-range
+  or non-integer actions raise ``ActionError``. For PettingZoo's penalise-and-end convention
+  wrap the env in ``pettingzoo.utils.wrappers.TerminateIllegalWrapper``: it checks the mask
+  before the action reaches this env.
+- After the end, each agent steps ``None`` once to leave (PettingZoo convention); any other
+  action, or a step once every agent has left, raises ``GameOverError``.
+- ``to_dict()``/``from_dict()`` save and restore any position (JSON-safe, exact, RNG
+  included); ``clone()`` copies the env for search.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.core.batch import check_seed
+from envs.core.errors import ActionError, GameOverError, IllegalActionError, OptionError, SnapshotError
+from envs.core.game import GameSpec
+from envs.core.rng import game_key
+
+RENDER_MODES = ("ansi",)
+
+
+class MeepleAECEnv(AECEnv):
+    metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, spec: GameSpec, num_players: int, render_mode: str | None = None, **options):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise OptionError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self.spec = spec
+        self.options = options
+        self.metadata = dict(self.metadata, name=f"meeple_{spec.name}_v0")
+        self.render_mode = render_mode
+        self.num_players = num_players
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=0.0, high=spec.obs_high, shape=(spec.obs_size,), dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(spec.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._states = np.zeros(1, dtype=spec.state_dtype)
+        self._mask = np.zeros(spec.num_actions, dtype=np.int8)
+        self._no_mask = np.zeros(spec.num_actions, dtype=np.int8)
+        self._reward_buf = np.zeros(spec.max_players, dtype=np.float32)
+        self._seed: np.uint64 | None = None
+        self._episode = 0
+        self.agents = []
+
+    # ---- spaces ---------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Deal a new game. ``reset(seed)`` restarts the episode stream of that seed; later
+        ``reset()`` calls deal the stream's next games. Without any seed one is drawn."""
+        if options:
+            raise OptionError(
+                f"reset() takes no options (got {sorted(options)}); pass game options to make()"
+            )
+        if seed is not None:
+            self._seed = check_seed(seed)
+            self._episode = 0
+        elif self._seed is None:
+            self._seed = np.uint64(secrets.randbits(64))
+            self._episode = 0
+        else:
+            self._episode += 1
+        key = game_key(self._seed, 0, self._episode)
+        self.spec.init_game(self._states, 0, self.num_players, key)
+        self._sync_from_state()
+
+    def _sync_from_state(self):
+        """Rebuild the PettingZoo bookkeeping from ``self._states`` (after reset/from_dict)."""
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        record = self._states[0]
+        ended_by_rules = bool(record["terminated"])
+        ended_by_cap = bool(record["truncated"])
+        self.terminations = {a: ended_by_rules for a in self.agents}
+        self.truncations = {a: ended_by_cap for a in self.agents}
+        self.agent_selection = self.agents[int(record["current_player"])]
+        self.spec.legal_mask_into(self._states, 0, self._mask)
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        out = np.empty(self.spec.obs_size, dtype=np.float32)
+        self.spec.encode_into(self._states, 0, seat, out)
+        to_act = agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        )
+        return {"observation": out, "action_mask": (self._mask if to_act else self._no_mask).copy()}
+
+    def step(self, action):
+        if not self.agents:
+            raise GameOverError("the game is over and every agent has left; call reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise GameOverError(
+                    f"the game is over; {agent} may only step None to leave (got {action!r})"
+                )
+            self._was_dead_step(action)
+            return
+        a = self._check_action(action)
+        self.spec.apply_action(self._states, 0, a)
+        record = self._states[0]
+        self._cumulative_rewards[agent] = 0.0
+        if record["terminated"] or record["truncated"]:
+            self.spec.rewards_into(record, self._reward_buf)
+            ended_by_rules = bool(record["terminated"])
+            for i, name in enumerate(self.agents):
+                self.rewards[name] = float(self._reward_buf[i])
+                self.terminations[name] = ended_by_rules
+                self.truncations[name] = not ended_by_rules
+                self.infos[name] = {"score": int(record["score"][i])}
+            self._mask[:] = 0
+        else:
+            for name in self.agents:
+                self.rewards[name] = 0.0
+            self.spec.legal_mask_into(self._states, 0, self._mask)
+            self.agent_selection = self.agents[int(record["current_player"])]
+        self._accumulate_rewards()
+        if self.render_mode == "ansi":
+            pass  # ansi rendering is pull-based: call render()
+
+    def _check_action(self, action) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = int(action)
+            else:
+                raise ActionError(
+                    f"action must be an integer in [0, {self.spec.num_actions}), "
+                    f"got {type(action).__name__} {action!r}"
+                )
+        a = int(action)
+        if not 0 <= a < self.spec.num_actions:
+            raise ActionError(f"action {a} is out of range [0, {self.spec.num_actions})")
+        if self._mask[a] == 0:
+            raise IllegalActionError(
+                f"action {a} ({self.spec.action_to_string(self._states, 0, a)}) is illegal for "
+                f"{self.agent_selection} now; legal: {np.flatnonzero(self._mask).tolist()}"
+            )
+        return a
+
+    # ---- tools ----------------------------------------------------------------------------
+    def action_to_string(self, action) -> str:
+        return self.spec.action_to_string(self._states, 0, action)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called with render_mode=None; use render_mode='ansi'")
+            return None
+        return self.spec.render(self._states, 0)
+
+    def to_dict(self) -> dict:
+        """A JSON-safe snapshot of the current position (exact, RNG included)."""
+        if not self.agents and not self._states[0]["num_players"]:
+            raise GameOverError("nothing to snapshot: call reset() first")
+        return self.spec.to_dict(self._states, 0)
+
+    def from_dict(self, snapshot: dict) -> None:
+        """Set this env to ``snapshot``; on any error the env is left as it was."""
+        states = self.spec.from_dict(snapshot)
+        n = int(states[0]["num_players"])
+        if n != self.num_players:
+            raise SnapshotError(
+                f"snapshot has {n} players but this env was made for {self.num_players}"
+            )
+        self._states = states
+        self._sync_from_state()
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """The raw one-game structured array (read it, copy it; do not edit it in place)."""
+        return self._states
+
+    def clone(self) -> MeepleAECEnv:
+        """An independent copy (state, RNG and bookkeeping) for search or what-if play."""
+        return copy.deepcopy(self)
+
+    def close(self):
+        pass
+
+
+def env(spec: GameSpec, **kwargs):
+    """``raw_env`` wrapped like PettingZoo's classic environments."""
+    return wrappers.OrderEnforcingWrapper(MeepleAECEnv(spec, **kwargs))
