@@ -232,3 +232,9 @@ def observation_space_bounds():
     high[UPGRADES_LEFT] = int(MERCHANT_UPGRADES.max())
     high[PAY_INDEX] = MARKET_SIZE - 2  # cubes go left of the target, index <= 4
     return low, high
+
+
+# Module-level copies for building a gymnasium ``Box(OBS_LOW, OBS_HIGH)``; read-only.
+OBS_LOW, OBS_HIGH = observation_space_bounds()
+OBS_LOW.setflags(write=False)
+OBS_HIGH.setflags(write=False)

@@ -35,6 +35,4 @@ class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
 
 
 def env(num_players: int = 2, render_mode: str | None = None):
-    from pettingzoo.utils import wrappers
-
-    return wrappers.OrderEnforcingWrapper(raw_env(num_players=num_players, render_mode=render_mode))
+    return aec.OrderEnforcingWrapper(raw_env(num_players=num_players, render_mode=render_mode))

@@ -89,7 +89,11 @@ def shuffled(rng: PyRng, items: list[int]) -> list[int]:
 
 
 def has_cubes(cubes: list[int], needed: list[int], times: int = 1) -> bool:
-    return all(have >= times * need for have, need in zip(cubes, needed, strict=True))
+    """True when the caravan holds ``needed`` cubes (by colour) ``times`` over."""
+    for have, need in zip(cubes, needed, strict=True):
+        if have < times * need:
+            return False
+    return True
 
 
 @dataclass

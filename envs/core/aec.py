@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from envs.core.batch import check_seed
 from envs.core.errors import ActionError, GameOverError, IllegalActionError, OptionError, SnapshotError
@@ -64,13 +65,21 @@ class MeepleAECEnv(AECEnv):
         act_space = spaces.Discrete(spec.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._states = np.zeros(1, dtype=spec.state_dtype)
+        self._bind(np.zeros(1, dtype=spec.state_dtype))
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
         self._no_mask = np.zeros(spec.num_actions, dtype=np.int8)
+        self._num_actions = spec.num_actions
         self._reward_buf = np.zeros(spec.max_players, dtype=np.float32)
         self._seed: np.uint64 | None = None
         self._episode = 0
         self.agents = []
+
+    def _bind(self, states: np.ndarray) -> None:
+        # Field views: reading view[0] is much cheaper than indexing a record each step.
+        self._states = states
+        self._terminated = states["terminated"]
+        self._truncated = states["truncated"]
+        self._current = states["current_player"]
 
     # ---- spaces ---------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -82,11 +91,9 @@ class MeepleAECEnv(AECEnv):
     # ---- lifecycle ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal a new game. ``reset(seed)`` restarts the episode stream of that seed; later
-        ``reset()`` calls deal the stream's next games. Without any seed one is drawn."""
-        if options:
-            raise OptionError(
-                f"reset() takes no options (got {sorted(options)}); pass game options to make()"
-            )
+        ``reset()`` calls deal the stream's next games. Without any seed one is drawn.
+        ``options`` is accepted for API compatibility and ignored: game options go to make()."""
+        del options
         if seed is not None:
             self._seed = check_seed(seed)
             self._episode = 0
@@ -133,11 +140,14 @@ class MeepleAECEnv(AECEnv):
                 )
             self._was_dead_step(action)
             return
-        a = self._check_action(action)
+        if type(action) is int and 0 <= action < self._num_actions and self._mask[action]:
+            a = action  # fast path for the common case; _check_action explains failures
+        else:
+            a = self._check_action(action)
         self.spec.apply_action(self._states, 0, a)
-        record = self._states[0]
         self._cumulative_rewards[agent] = 0.0
-        if record["terminated"] or record["truncated"]:
+        if self._terminated[0] or self._truncated[0]:
+            record = self._states[0]
             self.spec.rewards_into(record, self._reward_buf)
             ended_by_rules = bool(record["terminated"])
             for i, name in enumerate(self.agents):
@@ -147,13 +157,10 @@ class MeepleAECEnv(AECEnv):
                 self.infos[name] = {"score": int(record["score"][i])}
             self._mask[:] = 0
         else:
-            for name in self.agents:
-                self.rewards[name] = 0.0
+            # rewards are all zero until the last step; nothing to clear before then
             self.spec.legal_mask_into(self._states, 0, self._mask)
-            self.agent_selection = self.agents[int(record["current_player"])]
+            self.agent_selection = self.agents[self._current[0]]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass  # ansi rendering is pull-based: call render()
 
     def _check_action(self, action) -> int:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -198,7 +205,7 @@ class MeepleAECEnv(AECEnv):
             raise SnapshotError(
                 f"snapshot has {n} players but this env was made for {self.num_players}"
             )
-        self._states = states
+        self._bind(states)
         self._sync_from_state()
 
     @property
@@ -214,6 +221,46 @@ class MeepleAECEnv(AECEnv):
         pass
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order checks, except that a step after the game is over raises
+    ``GameOverError`` (PettingZoo's own wrapper only logs a warning)."""
+
+    def step(self, action) -> None:
+        if self._has_reset and not self.env.agents:
+            raise GameOverError("the game is over and every agent has left; call reset()")
+        super().step(action)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    # The hot attributes as properties: BaseWrapper.__getattr__ costs ~1 us per access.
+    @property
+    def agents(self):
+        return self.env.agents
+
+    @property
+    def agent_selection(self):
+        return self.env.agent_selection
+
+    @property
+    def rewards(self):
+        return self.env.rewards
+
+    @property
+    def terminations(self):
+        return self.env.terminations
+
+    @property
+    def truncations(self):
+        return self.env.truncations
+
+    @property
+    def infos(self):
+        return self.env.infos
+
+
 def env(spec: GameSpec, **kwargs):
     """``raw_env`` wrapped like PettingZoo's classic environments."""
-    return wrappers.OrderEnforcingWrapper(MeepleAECEnv(spec, **kwargs))
+    return OrderEnforcingWrapper(MeepleAECEnv(spec, **kwargs))

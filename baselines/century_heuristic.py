@@ -1,0 +1,418 @@
+"""A rule-of-thumb Century: Spice Road player that sees only the observation vector.
+
+It decodes its own block and the public board with the layout of ``encoders.century`` and
+reads the card tables of ``envs.century.data``; nothing else. Plan of a main turn:
+
+1. Claim the affordable point card worth most (printed points + 3 for gold, 1 for silver).
+2. Otherwise pick a target: the point card with the best (points + coin) / (distance + 1),
+   where the distance counts the cube-steps still missing (a missing cube of level L costs L
+   upgrades from a spare lower cube, or L + 1 from nothing).
+3. While it owns few merchant cards, acquire a cheap good card (worth minus cubes paid).
+4. Play the hand card that brings the caravan closest to the target (trades with their best
+   repeat count, upgrades step by step, over-10 discards simulated).
+5. Rest when no card in hand helps and some are played; else take the free leftmost card.
+
+Sub-decisions reuse the same caravan score: upgrade while it improves, trade the best count,
+pay and discard the cube whose loss hurts least (spare yellow first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from encoders.century import (
+    COIN_PAYS,
+    M_CUBES,
+    M_PRESENT,
+    M_TYPE,
+    MARKET_BLOCK,
+    MARKET_OFFSET,
+    OBS_SIZE,
+    P_CARAVAN,
+    P_IN_HAND,
+    P_PLAYED,
+    PENDING_CARD,
+    PHASE_ONEHOT,
+    POINT_BLOCK,
+    POINT_ROW_OFFSET,
+    R_COST,
+    R_POINTS,
+    R_PRESENT,
+)
+from envs.century.data import (
+    KIND_SPICE,
+    KIND_TRADE,
+    KIND_UPGRADE,
+    MERCHANT_IN,
+    MERCHANT_KIND,
+    MERCHANT_OUT,
+    MERCHANT_UPGRADES,
+)
+from envs.century.rules import (
+    A_ACQUIRE,
+    A_CLAIM,
+    A_PLACE,
+    A_PLAY,
+    A_REST,
+    A_RETURN,
+    A_STOP,
+    A_TRADE,
+    A_UPGRADE,
+    CARAVAN_LIMIT,
+    MARKET_SIZE,
+    MAX_TRADE_REPEATS,
+    N_COLOURS,
+    N_TYPES,
+    NUM_ACTIONS,
+    PHASE_DISCARD,
+    PHASE_MAIN,
+    PHASE_PAY,
+    PHASE_TRADE,
+    PHASE_UPGRADE,
+    POINT_ROW_SIZE,
+)
+from envs.core.jit import kernel, parallel_kernel
+
+# One missing cube-step outweighs any gain in cube value (at most 3 per cube, 10 cubes).
+DIST_WEIGHT = 64
+# Acquire only while owning fewer cards than this, and only a card worth this much net.
+ACQUIRE_UNTIL_CARDS = 8
+ACQUIRE_MIN_NET = 2.0
+GOLD_POINTS, SILVER_POINTS = 3.0, 1.0  # CSR-E2
+
+
+@kernel
+def _distance(car, cost):
+    """Cube-steps missing before ``car`` holds ``cost`` (0 when the card is affordable)."""
+    spare = np.zeros(N_COLOURS, np.int64)
+    missing = np.zeros(N_COLOURS, np.int64)
+    for c in range(N_COLOURS):
+        if car[c] >= cost[c]:
+            spare[c] = car[c] - cost[c]
+        else:
+            missing[c] = cost[c] - car[c]
+    d = 0
+    for c in range(N_COLOURS - 1, -1, -1):
+        m = missing[c]
+        # CSR-P3: a spare lower cube becomes a needed one by (c - lower) upgrades.
+        for lower in range(c - 1, -1, -1):
+            use = min(m, spare[lower])
+            m -= use
+            spare[lower] -= use
+            d += use * (c - lower)
+        d += m * (c + 1)
+    return d
+
+
+@kernel
+def _score(car, cost):
+    """Lower is better: distance to the target first, then cube value (CSR-E2 counts it)."""
+    value = 0
+    for c in range(1, N_COLOURS):
+        value += c * car[c]
+    return DIST_WEIGHT * _distance(car, cost) - value
+
+
+@kernel
+def _total(car):
+    return car[0] + car[1] + car[2] + car[3]
+
+
+@kernel
+def _least_useful(car, cost, allowed):
+    """The colour (with ``allowed[c]``) whose loss raises the score least; yellow on ties."""
+    best_c = -1
+    best = 0
+    for c in range(N_COLOURS):
+        if car[c] > 0 and allowed[c]:
+            car[c] -= 1
+            v = _score(car, cost)
+            car[c] += 1
+            if best_c < 0 or v < best:
+                best_c = c
+                best = v
+    return best_c
+
+
+@kernel
+def _cap(car, cost):
+    """CSR-K1: drop the least useful cubes until at most 10 remain (in place)."""
+    allowed = np.ones(N_COLOURS, np.bool_)
+    while _total(car) > CARAVAN_LIMIT:
+        car[_least_useful(car, cost, allowed)] -= 1
+
+
+@kernel
+def _best_upgrade(car, cost):
+    """Colour whose one-step upgrade lowers the score most, or -1 if none helps (CSR-P3)."""
+    base = _score(car, cost)
+    best_c = -1
+    best = base
+    for c in range(N_COLOURS - 1):
+        if car[c] > 0:
+            car[c] -= 1
+            car[c + 1] += 1
+            v = _score(car, cost)
+            car[c] += 1
+            car[c + 1] -= 1
+            if v < best:
+                best = v
+                best_c = c
+    return best_c
+
+
+@kernel
+def _max_repeats(car, t):
+    n = 0
+    while n < MAX_TRADE_REPEATS:
+        for c in range(N_COLOURS):
+            if car[c] < (n + 1) * MERCHANT_IN[t, c]:
+                return n
+        n += 1
+    return n
+
+
+@kernel
+def _trade_result(car, t, n, cost, out):
+    for c in range(N_COLOURS):
+        out[c] = car[c] + n * (MERCHANT_OUT[t, c] - MERCHANT_IN[t, c])
+    _cap(out, cost)
+
+
+@kernel
+def _best_trade_count(car, t, cost):
+    """(repeats, score) of the best legal repeat count of trade ``t`` (CSR-P5)."""
+    tmp = np.zeros(N_COLOURS, np.int64)
+    best_n = 0
+    best = 0
+    for n in range(1, _max_repeats(car, t) + 1):
+        _trade_result(car, t, n, cost, tmp)
+        v = _score(tmp, cost)
+        if best_n == 0 or v < best:
+            best_n = n
+            best = v
+    return best_n, best
+
+
+@kernel
+def _play_score(car, t, cost):
+    """Score of the caravan after playing card ``t`` well; a large value if it cannot be."""
+    tmp = car.copy()
+    kind = MERCHANT_KIND[t]
+    if kind == KIND_SPICE:  # CSR-P2
+        for c in range(N_COLOURS):
+            tmp[c] += MERCHANT_OUT[t, c]
+        _cap(tmp, cost)
+        return _score(tmp, cost)
+    if kind == KIND_UPGRADE:  # CSR-P3/P4: greedy steps, stop when none helps
+        for _ in range(MERCHANT_UPGRADES[t]):
+            c = _best_upgrade(tmp, cost)
+            if c < 0:
+                break
+            tmp[c] -= 1
+            tmp[c + 1] += 1
+        return _score(tmp, cost)
+    n, v = _best_trade_count(car, t, cost)
+    if n == 0:
+        return 1 << 40
+    return v
+
+
+@kernel
+def _card_worth(t):
+    """Rough worth of owning merchant card ``t``, in cube-levels gained per play."""
+    kind = MERCHANT_KIND[t]
+    if kind == KIND_UPGRADE:
+        return 1.5 * MERCHANT_UPGRADES[t]
+    gain = 0.0
+    for c in range(N_COLOURS):
+        gain += (c + 1) * (MERCHANT_OUT[t, c] - MERCHANT_IN[t, c])
+    if kind == KIND_TRADE:
+        gain *= 1.5  # a trade can be repeated
+    return gain
+
+
+@kernel
+def _decode_target(obs, car, cost):
+    """Fill ``cost`` with the target point card's cost; return the claim slot or -1."""
+    best_j = -1
+    best = -1.0
+    row_cost = np.zeros(N_COLOURS, np.int64)
+    for j in range(POINT_ROW_SIZE):
+        b = POINT_ROW_OFFSET + j * POINT_BLOCK
+        if obs[b + R_PRESENT] == 0:
+            continue
+        for c in range(N_COLOURS):
+            row_cost[c] = np.int64(obs[b + R_COST + c])
+        worth = obs[b + R_POINTS] + _coin_bonus(obs, j)
+        ratio = worth / (_distance(car, row_cost) + 1.0)
+        if ratio > best:
+            best = ratio
+            best_j = j
+    cost[:] = 0
+    if best_j >= 0:
+        b = POINT_ROW_OFFSET + best_j * POINT_BLOCK
+        for c in range(N_COLOURS):
+            cost[c] = np.int64(obs[b + R_COST + c])
+    return best_j
+
+
+@kernel
+def _coin_bonus(obs, j):
+    # CSR-C3: the coin lying above point slot j (slots 1 and 2 only).
+    if j >= 2:
+        return 0.0
+    return GOLD_POINTS * obs[COIN_PAYS + 2 * j] + SILVER_POINTS * obs[COIN_PAYS + 2 * j + 1]
+
+
+@kernel
+def _first_legal(mask):
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            return a
+    return -1
+
+
+@kernel
+def _main_action(obs, mask, car, cost):
+    # 1. CSR-C1: claim the affordable point card worth most.
+    best_a = -1
+    best = -1.0
+    for j in range(POINT_ROW_SIZE):
+        if mask[A_CLAIM + j] != 0:
+            worth = obs[POINT_ROW_OFFSET + j * POINT_BLOCK + R_POINTS] + _coin_bonus(obs, j)
+            if worth > best:
+                best = worth
+                best_a = A_CLAIM + j
+    if best_a >= 0:
+        return best_a
+    owned = 0
+    for t in range(N_TYPES):
+        owned += np.int64(obs[P_IN_HAND + t] + obs[P_PLAYED + t])
+    # 3. CSR-A1: early on, buy the card with the best worth net of the cubes paid for it.
+    acquire_a = -1
+    acquire_net = -1e9
+    for k in range(MARKET_SIZE):
+        if mask[A_ACQUIRE + k] == 0:
+            continue
+        b = MARKET_OFFSET + k * MARKET_BLOCK
+        t = -1
+        for u in range(N_TYPES):
+            if obs[b + M_TYPE + u] != 0:
+                t = u
+        if t < 0 or obs[b + M_PRESENT] == 0:
+            continue
+        net = _card_worth(t) - k
+        for c in range(N_COLOURS):
+            net += (c + 1) * obs[b + M_CUBES + c]
+        if net > acquire_net:
+            acquire_net = net
+            acquire_a = A_ACQUIRE + k
+    if owned < ACQUIRE_UNTIL_CARDS and acquire_net >= ACQUIRE_MIN_NET:
+        return acquire_a
+    # 4. Play the hand card that brings the caravan closest to the target.
+    base = _score(car, cost)
+    best_a = -1
+    best_v = base
+    for t in range(N_TYPES):
+        if mask[A_PLAY + t] != 0:
+            v = _play_score(car, t, cost)
+            if v < best_v:
+                best_v = v
+                best_a = A_PLAY + t
+    if best_a >= 0:
+        return best_a
+    # 5. CSR-R1: nothing in hand helps, so take the played cards back; else grow the hand.
+    if mask[A_REST] != 0:
+        return A_REST
+    if acquire_a >= 0:
+        return acquire_a
+    return _first_legal(mask)
+
+
+@kernel
+def heuristic_action(obs, mask):
+    """The heuristic's action for one observation vector and its int 0/1 action mask."""
+    car = np.zeros(N_COLOURS, np.int64)
+    for c in range(N_COLOURS):
+        car[c] = np.int64(obs[P_CARAVAN + c])  # own block comes first
+    cost = np.zeros(N_COLOURS, np.int64)
+    _decode_target(obs, car, cost)
+    phase = 0
+    for i in range(6):
+        if obs[PHASE_ONEHOT + i] != 0:
+            phase = i
+    action = -1
+    if phase == PHASE_MAIN:
+        action = _main_action(obs, mask, car, cost)
+    elif phase == PHASE_UPGRADE:
+        c = _best_upgrade(car, cost)
+        action = A_STOP if c < 0 else A_UPGRADE + c
+    elif phase == PHASE_TRADE:
+        t = -1
+        for u in range(N_TYPES):
+            if obs[PENDING_CARD + u] != 0:
+                t = u
+        if t >= 0:
+            n, _ = _best_trade_count(car, t, cost)
+            if n > 0:
+                action = A_TRADE + n - 1
+    elif phase == PHASE_PAY or phase == PHASE_DISCARD:
+        base = A_PLACE if phase == PHASE_PAY else A_RETURN
+        allowed = np.zeros(N_COLOURS, np.bool_)
+        for c in range(N_COLOURS):
+            allowed[c] = mask[base + c] != 0
+        c = _least_useful(car, cost, allowed)
+        if c >= 0:
+            action = base + c
+    # Whatever the reasoning, only ever return a legal action.
+    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
+        action = _first_legal(mask)
+    return action
+
+
+@parallel_kernel
+def heuristic_batch(obs, masks, out):
+    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
+    for i in prange(obs.shape[0]):
+        out[i] = heuristic_action(obs[i], masks[i])
+
+
+class CenturyHeuristicAgent:
+    """A sensible-beginner Century player; deterministic, decides from the observation only."""
+
+    def act(self, observation: dict) -> int:
+        """One action for an observation dict with ``observation`` and ``action_mask``."""
+        obs = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        mask = np.ascontiguousarray(observation["action_mask"], dtype=np.int8)
+        _check(obs.shape, mask.shape, 1)
+        action = heuristic_action(obs, mask)
+        if action < 0:
+            raise ValueError("action_mask has no legal action")
+        return int(action)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row of (B, OBS_SIZE) observations and (B, NUM_ACTIONS) masks."""
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.ascontiguousarray(masks, dtype=np.int8)
+        _check(obs.shape, masks.shape, 2)
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        heuristic_batch(obs, masks, out)
+        if (out < 0).any():
+            raise ValueError("some mask rows have no legal action")
+        return out
+
+
+def _check(obs_shape, mask_shape, ndim):
+    if (
+        len(obs_shape) != ndim
+        or len(mask_shape) != ndim
+        or obs_shape[-1] != OBS_SIZE
+        or mask_shape[-1] != NUM_ACTIONS
+        or obs_shape[:-1] != mask_shape[:-1]
+    ):
+        raise ValueError(
+            f"expected observations (..., {OBS_SIZE}) and masks (..., {NUM_ACTIONS}) with "
+            f"{ndim} dims and matching batch size; got {obs_shape} and {mask_shape}"
+        )

@@ -1,0 +1,192 @@
+"""Head-to-head matches between agents, played through the batched env.
+
+>>> from baselines.evaluate import play_match
+>>> result = play_match("century", 2, ["heuristic", "random"], num_games=1000, seed=0)
+>>> result["win_rate"], result["ci_low"], result["ci_high"]
+
+Seating. With one name per seat, game ``i`` seats agent ``j`` in seat ``(i + j) % n``, so
+every agent sits in every seat equally often. With two names and more seats, the first agent
+takes seat ``i % n`` in game ``i`` and the second agent fills all the other seats.
+
+Each game is the first game of its own batch slot, so game ``i`` of a match seeded with ``s``
+deals the same cards whatever agents play it. Results are from the first agent's side: a draw
+is a truncated game or a game without a single winner.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+
+import numpy as np
+
+import envs
+from envs.core.batch import check_seed
+from envs.core.errors import OptionError
+from envs.core.registry import check_num_players
+from envs.core.rng import py_derive_key
+from envs.core.sampling import policy_words, random_legal_actions
+
+AGENT_NAMES = ("heuristic", "random")
+# game -> "module:Class" of its rule-of-thumb agent
+HEURISTICS = {"century": "baselines.century_heuristic:CenturyHeuristicAgent"}
+# Games per batch: large enough to amortise the per-step Python work, small enough for memory.
+MAX_BATCH = 2048
+_CHUNK_STREAM = 0x4D41  # RNG stream id that derives the seed of each chunk after the first
+
+
+class UnknownAgentError(OptionError):
+    """An agent name that ``make_agent`` does not know."""
+
+
+def make_agent(name: str, game: str, seed: int = 0):
+    """A fresh agent: ``"random"`` (any game) or ``"heuristic"`` (per game)."""
+    if name == "random":
+        from baselines.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if name == "heuristic":
+        if game not in HEURISTICS:
+            raise UnknownAgentError(f"no heuristic agent for game {game!r}")
+        module, cls = HEURISTICS[game].split(":")
+        return getattr(importlib.import_module(module), cls)()
+    raise UnknownAgentError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
+
+
+def _takes_observations(agent) -> bool:
+    """``act_batch(observations, masks)`` (heuristics) vs ``act_batch(masks)`` (random)."""
+    return len(inspect.signature(agent.act_batch).parameters) >= 2
+
+
+def seat_table(num_games: int, num_players: int, num_agents: int) -> np.ndarray:
+    """(num_games, num_players) index of the agent in each seat of each game."""
+    games = np.arange(num_games)[:, None]
+    seats = np.arange(num_players)[None, :]
+    if num_agents == num_players:
+        return (seats - games) % num_players  # seat (i + j) % n holds agent j
+    return (seats != games % num_players).astype(np.int64)  # agent 0 in seat i % n
+
+
+def winners_from_rewards(rewards: np.ndarray) -> np.ndarray:
+    """Seat with the unique highest terminal reward, or -1 (all equal, tie, truncation)."""
+    best = rewards.max(axis=1)
+    unique = (rewards == best[:, None]).sum(axis=1) == 1
+    return np.where(unique & (best > rewards.min(axis=1)), rewards.argmax(axis=1), -1)
+
+
+def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
+    """Play one game per slot of a batch; returns (winner seat, scores, lengths, truncated)."""
+    size = seats.shape[0]
+    batch = envs.make_batch(game, size, num_players, seed)
+    obs = batch.reset()
+    wants_obs = [_takes_observations(a) for a in agents]
+    done = np.zeros(size, dtype=bool)
+    winner = np.full(size, -1, dtype=np.int64)
+    scores = np.zeros((size, num_players), dtype=np.int64)
+    lengths = np.zeros(size, dtype=np.int64)
+    truncated = np.zeros(size, dtype=bool)
+    actions = np.zeros(size, dtype=np.int64)
+    # Slots whose counted game is over still need legal actions until the chunk ends.
+    filler_words = policy_words(seed, size)
+    rows = np.arange(size)
+    while not done.all():
+        random_legal_actions(batch.legal_mask, filler_words, actions)
+        to_act = seats[rows, batch.current_player]
+        for k, agent in enumerate(agents):
+            idx = np.flatnonzero((to_act == k) & ~done)
+            if idx.size == 0:
+                continue
+            masks = batch.legal_mask[idx]
+            if wants_obs[k]:
+                actions[idx] = agent.act_batch(obs[idx], masks)
+            else:
+                actions[idx] = agent.act_batch(masks)
+        obs, rewards, term, trunc = batch.step(actions)
+        ended = np.flatnonzero((term | trunc) & ~done)
+        if ended.size:
+            done[ended] = True
+            winner[ended] = winners_from_rewards(rewards[ended])
+            winner[ended[trunc[ended]]] = -1
+            scores[ended] = batch.final_scores[ended]
+            lengths[ended] = batch.final_lengths[ended]
+            truncated[ended] = trunc[ended]
+            progress_bar.update(ended.size)
+    return winner, scores, lengths, truncated
+
+
+def play_match(
+    game: str,
+    num_players: int,
+    agent_names: list[str],
+    num_games: int,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict:
+    """Play ``num_games`` games and report them from the first agent's side."""
+    from scipy.stats import binomtest
+    from tqdm import tqdm
+
+    check_num_players(envs.get_spec(game), num_players)
+    check_seed(seed)
+    agent_names = list(agent_names)
+    if len(agent_names) not in (2, num_players):
+        raise OptionError(
+            f"give {num_players} agents (one per seat) or 2 (first agent vs the rest), "
+            f"got {len(agent_names)}"
+        )
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
+        raise OptionError(f"num_games must be an int, got {type(num_games).__name__}")
+    if num_games < 1:
+        raise OptionError(f"num_games must be at least 1, got {num_games}")
+    agents = [make_agent(name, game, seed + k) for k, name in enumerate(agent_names)]
+    seats = seat_table(num_games, num_players, len(agents))
+
+    winner = np.empty(num_games, dtype=np.int64)
+    scores = np.empty((num_games, num_players), dtype=np.int64)
+    lengths = np.empty(num_games, dtype=np.int64)
+    truncated = np.empty(num_games, dtype=bool)
+    bar = tqdm(
+        total=num_games,
+        desc=f"{game} {' vs '.join(agent_names)}",
+        unit="game",
+        file=sys.stderr,
+        disable=not progress,
+        leave=False,
+    )
+    with bar:
+        for chunk, start in enumerate(range(0, num_games, MAX_BATCH)):
+            stop = min(num_games, start + MAX_BATCH)
+            chunk_seed = seed if chunk == 0 else py_derive_key(seed, chunk, _CHUNK_STREAM)
+            part = _play_chunk(game, num_players, agents, seats[start:stop], chunk_seed, bar)
+            for dest, values in zip((winner, scores, lengths, truncated), part, strict=True):
+                dest[start:stop] = values
+
+    first_seat = np.argmax(seats == 0, axis=1)  # the first agent holds exactly one seat
+    has_winner = winner >= 0
+    wins = int(np.sum(has_winner & (winner == first_seat)))
+    draws = int(np.sum(~has_winner))
+    losses = num_games - wins - draws
+    ci = binomtest(wins, num_games).proportion_ci(confidence_level=0.95, method="wilson")
+    rows = np.arange(num_games)
+    mean_scores = [float(scores[seats == k].mean()) for k in range(len(agents))]
+    return {
+        "game": game,
+        "num_players": num_players,
+        "agents": agent_names,
+        "games": num_games,
+        "seed": seed,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": wins / num_games,
+        "ci_low": float(ci.low),
+        "ci_high": float(ci.high),
+        "truncated": int(truncated.sum()),
+        "mean_score": float(scores[rows, first_seat].mean()),
+        "mean_scores": mean_scores,
+        "mean_length": float(lengths.mean()),
+        "wins_by_seat": [
+            int(np.sum((first_seat == p) & (winner == p))) for p in range(num_players)
+        ],
+    }

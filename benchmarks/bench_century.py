@@ -1,0 +1,41 @@
+"""Full Century benchmark: writes benchmarks/results/century.json and prints it.
+
+    python benchmarks/bench_century.py          # a few minutes on 2 cores
+    python benchmarks/bench_century.py --quick  # smaller batches, shorter runs
+
+What is measured is described in benchmarks/README.md and envs/bench.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from envs import bench  # noqa: E402
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "century.json"))
+    args = parser.parse_args(argv)
+
+    result = bench.run_all(
+        "century", quick=args.quick, log=lambda m: print(f"[bench] {m}", file=sys.stderr)
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+    print(bench.format_summary(result), file=sys.stderr)
+    print(f"written to {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,413 @@
+"""Throughput and start-up measurements for one game; each function returns a JSON-safe dict.
+
+``run_all(game)`` runs everything (``meeple bench`` and benchmarks/bench_century.py call it):
+
+- ``batched_step``: uniform-random self-play through ``BatchEnv.step`` (mask check,
+  kernels, auto-reset and observation encoding included) with actions from
+  ``envs.core.sampling.random_legal_actions``, for batch sizes 1, 4, 16, … and 1 or 2 threads.
+- ``rollout``: complete uniform-random games played entirely inside the Numba kernel
+  (``random_rollout``), per player count and thread count. A step is one sub-decision.
+- ``startup``: first-call compile time (a fresh process with an empty ``NUMBA_CACHE_DIR``)
+  and warm start (a fresh process with that cache filled): import + make + reset + 1st step.
+- ``aec``: the PettingZoo loop (``agent_iter``/``last``/``step``) with random legal actions.
+- ``reference``: the slow pure-Python rules (where the game has one) on the same games.
+
+Every timing loop is bounded by seconds, not by a step count, so the whole run takes a few
+minutes on 2 cores whatever the machine's speed (``quick=True``: well under a minute after
+the compile).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+import envs
+from envs.core.sampling import policy_words, random_legal_actions
+
+TARGETS = {
+    "batched_steps_per_s": 3_000_000,
+    "rollout_games_per_s_max_players": 8_000,
+    "aec_steps_per_s": 50_000,
+    "warm_start_s": 2.0,
+}
+# game -> "module:Class" of its slow reference: Class(num_players, seed, index) with
+# legal_actions(), step(action) and is_over.
+REFERENCES = {"century": "envs.century.reference:ReferenceGame"}
+BATCH_SIZES = tuple(4**k for k in range(9))  # 1 … 65536
+QUICK_MAX_BATCH = 4096
+
+
+def thread_counts(wanted=(1, 2)) -> list[int]:
+    """The requested thread counts that this Numba build can run."""
+    return [t for t in wanted if t <= numba.config.NUMBA_NUM_THREADS]
+
+
+class _Threads:
+    """Run a block with ``numba.set_num_threads(n)``, restoring the previous count after."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __enter__(self):
+        self.previous = numba.get_num_threads()
+        numba.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        numba.set_num_threads(self.previous)
+
+
+def machine_info() -> dict:
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+    }
+
+
+def batched_step(
+    game: str,
+    num_players: int = 2,
+    batch_sizes=BATCH_SIZES,
+    threads=(1, 2),
+    seconds: float = 0.8,
+    seed: int = 0,
+) -> dict:
+    """Random self-play steps/s through ``BatchEnv.step`` (one step = one action per game)."""
+    runs = []
+    for size in batch_sizes:
+        batch = envs.make_batch(game, size, num_players, seed)
+        batch.reset()
+        words = policy_words(seed, size)
+        actions = np.empty(size, dtype=np.int64)
+        for t in thread_counts(threads):
+            with _Threads(t):
+                random_legal_actions(batch.legal_mask, words, actions)
+                batch.step(actions)  # first touch of the buffers at this size
+                iters = 0
+                ended = 0
+                start = time.perf_counter()
+                while True:
+                    random_legal_actions(batch.legal_mask, words, actions)
+                    _, _, term, trunc = batch.step(actions)
+                    ended += int(np.count_nonzero(term | trunc))
+                    iters += 1
+                    elapsed = time.perf_counter() - start
+                    if iters >= 3 and elapsed >= seconds:
+                        break
+            runs.append(
+                {
+                    "batch_size": size,
+                    "threads": t,
+                    "steps": iters * size,
+                    "games_ended": ended,
+                    "seconds": elapsed,
+                    "steps_per_s": iters * size / elapsed,
+                }
+            )
+        del batch
+    best = max(runs, key=lambda r: r["steps_per_s"])
+    return {
+        "num_players": num_players,
+        "runs": runs,
+        "best_steps_per_s": best["steps_per_s"],
+        "best_batch_size": best["batch_size"],
+        "best_threads": best["threads"],
+    }
+
+
+def rollout(game: str, player_counts=None, threads=(1, 2), seconds: float = 1.0, seed: int = 0):
+    """Complete random games per second inside the kernel, per player count and threads."""
+    spec = envs.get_spec(game)
+    counts = list(player_counts or spec.player_counts())
+    runs = []
+    for n in counts:
+        batch = envs.make_batch(game, 1, n, seed)
+        batch.random_rollout(8)  # compile or load from cache outside the timing
+        for t in thread_counts(threads):
+            # Calibrate on a short run, then size the timed run to about ``seconds``.
+            start = time.perf_counter()
+            batch.random_rollout(128, threads=t)
+            rate = 128 / max(time.perf_counter() - start, 1e-6)
+            num_games = int(min(max(rate * seconds, 256), 2_000_000))
+            start = time.perf_counter()
+            out = batch.random_rollout(num_games, threads=t)
+            elapsed = time.perf_counter() - start
+            steps = int(out["length"].sum())
+            runs.append(
+                {
+                    "num_players": n,
+                    "threads": t,
+                    "games": num_games,
+                    "steps": steps,
+                    "seconds": elapsed,
+                    "games_per_s": num_games / elapsed,
+                    "steps_per_s": steps / elapsed,
+                    "mean_length": steps / num_games,
+                    "truncated": int(out["truncated"].sum()),
+                }
+            )
+    return {"runs": runs}
+
+
+# Run in a fresh interpreter; prints one JSON line of phase timings (seconds).
+_STARTUP_SCRIPT = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import envs
+game, n, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out = {"import": time.perf_counter() - t0}
+if mode in ("batch", "all"):
+    t = time.perf_counter()
+    b = envs.make_batch(game, 4, n, seed=0)
+    b.reset()
+    b.step(b.legal_mask.argmax(axis=1))
+    out["batch_make_reset_step"] = time.perf_counter() - t
+if mode in ("aec", "all"):
+    t = time.perf_counter()
+    e = envs.make(game, n)
+    e.reset(seed=0)
+    obs = e.last()[0]
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    out["aec_make_reset_step"] = time.perf_counter() - t
+if mode == "all":
+    t = time.perf_counter()
+    b.random_rollout(4)
+    out["rollout_first_call"] = time.perf_counter() - t
+out["total"] = time.perf_counter() - t0
+print(json.dumps(out))
+"""
+
+
+def _run_fresh(game: str, num_players: int, mode: str, cache_dir: str) -> dict:
+    root = str(Path(envs.__file__).resolve().parent.parent)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", _STARTUP_SCRIPT, game, str(num_players), mode],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"start-up probe failed:\n{proc.stderr[-2000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["process_wall"] = wall  # includes interpreter start and exit
+    return result
+
+
+def startup(game: str, num_players: int = 2) -> dict:
+    """Cold (empty Numba cache: everything compiles) vs warm (cache filled) fresh processes."""
+    with tempfile.TemporaryDirectory(prefix="meeple-numba-cache-") as cache_dir:
+        cold = _run_fresh(game, num_players, "all", cache_dir)
+        warm_aec = _run_fresh(game, num_players, "aec", cache_dir)
+        warm_batch = _run_fresh(game, num_players, "batch", cache_dir)
+    return {
+        "cold": cold,
+        "warm_aec": warm_aec,
+        "warm_batch": warm_batch,
+        "cold_compile_s": cold["total"],
+        "warm_start_s": max(warm_aec["total"], warm_batch["total"]),
+    }
+
+
+def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> dict:
+    """Steps/s through the PettingZoo API, playing whole games until ``seconds`` pass."""
+    runs = []
+    for n in player_counts:
+        env = envs.make(game, n)
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # warm-up outside timing
+        steps = games = 0
+        start = time.perf_counter()
+        while True:
+            env.reset()
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = int(legal[rng.integers(legal.size)])
+                    steps += 1
+                env.step(action)
+            games += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        runs.append(
+            {
+                "num_players": n,
+                "games": games,
+                "steps": steps,
+                "seconds": elapsed,
+                "steps_per_s": steps / elapsed,
+                "games_per_s": games / elapsed,
+            }
+        )
+    return {"runs": runs}
+
+
+def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0) -> dict | None:
+    """The slow reference rules on uniform-random games (None if the game has none)."""
+    if game not in REFERENCES:
+        return None
+    module, cls = REFERENCES[game].split(":")
+    game_cls = getattr(importlib.import_module(module), cls)
+    runs = []
+    for n in player_counts:
+        rng = np.random.default_rng(seed)
+        steps = games = 0
+        start = time.perf_counter()
+        while True:
+            g = game_cls(n, seed, games)
+            while not g.is_over:
+                legal = g.legal_actions()
+                g.step(legal[rng.integers(len(legal))])
+                steps += 1
+            games += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        runs.append(
+            {
+                "num_players": n,
+                "games": games,
+                "steps": steps,
+                "seconds": elapsed,
+                "steps_per_s": steps / elapsed,
+                "games_per_s": games / elapsed,
+            }
+        )
+    return {"runs": runs}
+
+
+def _targets(result: dict, game: str) -> list[dict]:
+    spec = envs.get_spec(game)
+    big = [r for r in result["rollout"]["runs"] if r["num_players"] == spec.max_players]
+    aec_runs = result["aec"]["runs"]
+    measured = {
+        "batched_steps_per_s": result["batched_step"]["best_steps_per_s"],
+        "rollout_games_per_s_max_players": max(r["games_per_s"] for r in big),
+        "aec_steps_per_s": min(r["steps_per_s"] for r in aec_runs),
+        "warm_start_s": result["startup"]["warm_start_s"] if result.get("startup") else None,
+    }
+    rows = []
+    for name, target in TARGETS.items():
+        value = measured[name]
+        if value is None:
+            met = None
+        elif name == "warm_start_s":
+            met = value <= target
+        else:
+            met = value >= target
+        rows.append({"name": name, "target": target, "measured": value, "met": met})
+    return rows
+
+
+def run_all(
+    game: str = "century",
+    quick: bool = False,
+    include_startup: bool = True,
+    log=None,
+) -> dict:
+    """Every measurement for ``game``; ``log(msg)`` (e.g. ``print`` to stderr) reports progress."""
+    spec = envs.get_spec(game)
+    log = log or (lambda msg: None)
+    sizes = [b for b in BATCH_SIZES if not quick or b <= QUICK_MAX_BATCH]
+    scale = 0.3 if quick else 1.0
+    counts = list(spec.player_counts())
+    result = {
+        "game": game,
+        "quick": quick,
+        "machine": machine_info(),
+        "state_bytes_per_game": int(spec.state_dtype.itemsize),
+        "num_actions": spec.num_actions,
+        "obs_size": spec.obs_size,
+    }
+    if include_startup:
+        log("start-up: cold compile and warm start in fresh processes")
+        result["startup"] = startup(game)
+    log("batched random self-play through BatchEnv.step")
+    result["batched_step"] = batched_step(game, batch_sizes=sizes, seconds=0.8 * scale)
+    log("in-kernel random rollouts")
+    result["rollout"] = rollout(game, counts, seconds=1.0 * scale)
+    log("PettingZoo AEC loop")
+    result["aec"] = aec(game, counts, seconds=1.0 * scale)
+    log("slow reference rules")
+    result["reference"] = reference(game, counts, seconds=2.0 * scale)
+    result["targets"] = _targets(result, game)
+    return result
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.2f}"
+
+
+def format_summary(result: dict) -> str:
+    """A readable multi-line summary of ``run_all``'s result."""
+    lines = [
+        f"meeple bench: {result['game']}{' (quick)' if result['quick'] else ''}  "
+        f"[{result['machine']['cpu_count']} CPUs, numba {result['machine']['numba']}]",
+        f"state: {result['state_bytes_per_game']:,} bytes per game; "
+        f"{result['num_actions']} actions; observation {result['obs_size']} floats",
+    ]
+    if result.get("startup"):
+        s = result["startup"]
+        lines.append(
+            f"start-up: cold compile {s['cold_compile_s']:.1f} s (fresh process, empty cache); "
+            f"warm import+make+reset+step {s['warm_aec']['total']:.2f} s (AEC), "
+            f"{s['warm_batch']['total']:.2f} s (batch)"
+        )
+    b = result["batched_step"]
+    lines.append(f"\nBatchEnv.step, random actions, {b['num_players']} players (steps/s):")
+    threads = sorted({r["threads"] for r in b["runs"]})
+    lines.append("  batch " + "".join(f"{f'{t} thread(s)':>16}" for t in threads))
+    for size in sorted({r["batch_size"] for r in b["runs"]}):
+        cells = {r["threads"]: r["steps_per_s"] for r in b["runs"] if r["batch_size"] == size}
+        lines.append(f"  {size:>5} " + "".join(f"{_fmt(cells.get(t, 0)):>16}" for t in threads))
+    lines.append("\nin-kernel random_rollout (complete games):")
+    lines.append("  players threads        games/s          steps/s  mean length")
+    for r in result["rollout"]["runs"]:
+        lines.append(
+            f"  {r['num_players']:>7} {r['threads']:>7} {_fmt(r['games_per_s']):>14} "
+            f"{_fmt(r['steps_per_s']):>16} {r['mean_length']:>12.0f}"
+        )
+    lines.append("\nPettingZoo AEC loop / slow reference (steps/s, games/s):")
+    ref = {r["num_players"]: r for r in (result["reference"] or {"runs": []})["runs"]}
+    for r in result["aec"]["runs"]:
+        text = f"  {r['num_players']} players: AEC {_fmt(r['steps_per_s'])} steps/s"
+        text += f", {_fmt(r['games_per_s'])} games/s"
+        if r["num_players"] in ref:
+            rr = ref[r["num_players"]]
+            text += (
+                f";  reference {_fmt(rr['steps_per_s'])} steps/s, {_fmt(rr['games_per_s'])} games/s"
+            )
+        lines.append(text)
+    lines.append("\ntargets:")
+    for t in result["targets"]:
+        mark = {True: "met", False: "NOT met", None: "not measured"}[t["met"]]
+        value = "-" if t["measured"] is None else _fmt(t["measured"])
+        lines.append(
+            f"  {t['name']:<34} target {_fmt(t['target']):>10}  measured {value:>12}  {mark}"
+        )
+    return "\n".join(lines)

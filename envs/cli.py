@@ -1,0 +1,174 @@
+"""The ``meeple`` command: ``arena``, ``eval`` and ``bench``.
+
+    meeple arena [--games N] [--seed S] [--json]
+    meeple eval --game century --players 2 --agents heuristic random --games 1000 --seed 0
+    meeple bench --game century [--quick] [--json] [--out FILE]
+
+Errors in the arguments (unknown game or agent, bad player count) print a message on stderr
+and exit with status 2, like argparse's own usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+EXIT_USAGE = 2
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(obj, indent=2))
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def cmd_arena(args) -> int:
+    import envs
+    from baselines.evaluate import play_match
+
+    rows = []
+    for game in envs.available_games():
+        players = 2
+        match = play_match(
+            game, players, ["heuristic", "random"], args.games, args.seed, progress=not args.json
+        )
+        batch = envs.make_batch(game, 1, players, seed=args.seed)
+        batch.random_rollout(8)  # compile or load the kernel outside the timing
+        start = time.perf_counter()
+        out = batch.random_rollout(args.rollout_games)
+        elapsed = time.perf_counter() - start
+        rows.append(
+            {
+                "game": game,
+                "players": players,
+                "games": args.games,
+                "heuristic_win_rate": match["win_rate"],
+                "ci_low": match["ci_low"],
+                "ci_high": match["ci_high"],
+                "draws": match["draws"],
+                "rollout_games": args.rollout_games,
+                "steps_per_s": float(out["length"].sum()) / elapsed,
+                "games_per_s": args.rollout_games / elapsed,
+            }
+        )
+    if args.json:
+        _print_json(rows)
+        return 0
+    print(f"heuristic vs random ({args.games} games, seats rotated, seed {args.seed}); ")
+    print(f"random self-play: {args.rollout_games} complete games in the batched kernel\n")
+    header = f"{'game':<10} {'players':>7}  {'heuristic win rate (95% CI)':<29} "
+    print(header + f"{'steps/s':>12} {'games/s':>10}")
+    for r in rows:
+        rate = f"{r['heuristic_win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        print(
+            f"{r['game']:<10} {r['players']:>7}  {rate:<29} "
+            f"{r['steps_per_s']:>12,.0f} {r['games_per_s']:>10,.0f}"
+        )
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from baselines.evaluate import play_match
+
+    result = play_match(
+        args.game, args.players, args.agents, args.games, args.seed, progress=not args.json
+    )
+    if args.json:
+        _print_json(result)
+        return 0
+    first = result["agents"][0]
+    others = ", ".join(result["agents"][1:])
+    print(f"{args.game}, {args.players} players: {first} vs {others}; {args.games} games")
+    print(f"wins {result['wins']}  draws {result['draws']}  losses {result['losses']}")
+    print(
+        f"win rate {result['win_rate']:.3f}  95% CI (Wilson) "
+        f"[{result['ci_low']:.3f}, {result['ci_high']:.3f}]"
+    )
+    scores = ", ".join(
+        f"{name} {s:.1f}" for name, s in zip(result["agents"], result["mean_scores"], strict=True)
+    )
+    print(f"mean score: {scores}; mean game length {result['mean_length']:.0f} steps")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    import envs
+    from envs import bench
+
+    envs.get_spec(args.game)  # fail fast on an unknown game
+
+    def log(msg):
+        print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+    result = bench.run_all(args.game, quick=args.quick, log=log)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+    if args.json:
+        _print_json(result)
+    else:
+        print(bench.format_summary(result))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="meeple", description="meeple-gym: tabletop-game RL environments."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    arena = sub.add_parser(
+        "arena", help="heuristic vs random and random self-play speed for every game"
+    )
+    arena.add_argument("--games", type=_positive_int, default=200, help="match games per game")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument(
+        "--rollout-games", type=_positive_int, default=20_000, help="self-play games per game"
+    )
+    arena.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    arena.set_defaults(func=cmd_arena)
+
+    ev = sub.add_parser("eval", help="play a seeded match between agents")
+    ev.add_argument("--game", default="century")
+    ev.add_argument("--players", type=int, default=2)
+    ev.add_argument(
+        "--agents",
+        nargs="+",
+        default=["heuristic", "random"],
+        help="one agent per seat, or two (the first in one rotating seat, the second in the rest)",
+    )
+    ev.add_argument("--games", type=_positive_int, default=1000)
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.set_defaults(func=cmd_eval)
+
+    be = sub.add_parser("bench", help="measure throughput and start-up time")
+    be.add_argument("--game", default="century")
+    be.add_argument("--quick", action="store_true", help="smaller batches and shorter runs")
+    be.add_argument("--json", action="store_true", help="print JSON instead of a summary")
+    be.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE")
+    be.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv=None) -> int:
+    from envs.core.errors import MeepleError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except MeepleError as e:
+        print(f"meeple {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+"""The public API: registry, PettingZoo conformance, batch env, determinism and bad input."""
+
+import functools
+import json
+
+import numba
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import envs
+from envs.core.errors import (
+    ActionError,
+    GameOverError,
+    IllegalActionError,
+    OptionError,
+    PlayerCountError,
+    SnapshotError,
+    UnknownGameError,
+)
+
+PLAYER_COUNTS = [2, 3, 4, 5]
+
+
+def _first_legal(obs):
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+def _play_random(env, seed, max_steps=100_000):
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    trace = []
+    for agent in env.agent_iter(max_steps):
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        trace.append((agent, action, reward))
+        env.step(action)
+    return trace
+
+
+def test_available_games_lists_century():
+    assert "century" in envs.available_games()
+    assert envs.available_games() == sorted(envs.available_games())
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_pettingzoo_api_test(num_players):
+    api_test(envs.make("century", num_players=num_players), num_cycles=2000)
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_pettingzoo_seed_test(num_players):
+    seed_test(functools.partial(envs.make, "century", num_players=num_players), num_cycles=500)
+
+
+def test_spaces_are_cached_and_shared_shape():
+    env = envs.make("century", num_players=3)
+    for agent in env.possible_agents:
+        assert env.observation_space(agent) is env.observation_space(agent)
+        assert env.action_space(agent) is env.action_space(agent)
+    space = env.observation_space("player_0")
+    assert space["action_mask"].dtype == np.int8
+    assert space["observation"].dtype == np.float32
+
+
+def test_rewards_are_zero_sum_and_only_at_the_end():
+    env = envs.make("century", num_players=4)
+    trace = _play_random(env, seed=11)
+    rewards = {}
+    for agent, action, reward in trace:
+        if action is not None:
+            assert reward == 0.0, "reward before the end"
+        else:
+            rewards[agent] = reward
+    assert sorted(rewards) == env.unwrapped.possible_agents
+    assert abs(sum(rewards.values())) < 1e-6
+    assert sorted(rewards.values())[-1] == 1.0
+    assert all(abs(r + 1 / 3) < 1e-6 for r in sorted(rewards.values())[:-1])
+
+
+def test_same_seed_same_game_and_reset_without_seed_moves_on():
+    a, b = envs.make("century", num_players=3), envs.make("century", num_players=3)
+    assert _play_random(a, seed=5) == _play_random(b, seed=5)
+    a.reset(seed=5)
+    first = a.unwrapped.to_dict()
+    a.reset()
+    assert a.unwrapped.to_dict() != first
+
+
+def test_action_to_string_and_render():
+    env = envs.make("century", num_players=2, render_mode="ansi")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    names = [env.unwrapped.action_to_string(a) for a in np.flatnonzero(obs["action_mask"])]
+    assert len(set(names)) == len(names) and all(names)
+    text = env.render()
+    assert isinstance(text, str)
+    assert "player 0" in text and "player 1" in text and "Market" in text
+
+
+def test_snapshot_round_trip_through_env_and_clone():
+    env = envs.make("century", num_players=3)
+    env.reset(seed=9)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    snap = json.loads(json.dumps(env.unwrapped.to_dict()))
+    twin = envs.make("century", num_players=3)
+    twin.reset(seed=1)
+    twin.unwrapped.from_dict(snap)
+    assert twin.unwrapped.state_array.tobytes() == env.unwrapped.state_array.tobytes()
+    assert twin.agent_selection == env.agent_selection
+    clone = env.unwrapped.clone()
+    tail_a = _continue(env.unwrapped, seed=3)
+    tail_b = _continue(clone, seed=3)
+    tail_c = _continue(twin.unwrapped, seed=3)
+    assert tail_a == tail_b == tail_c
+
+
+def _continue(raw, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for agent in raw.agent_iter(100_000):
+        obs, reward, term, trunc, _ = raw.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        out.append((agent, action, reward))
+        raw.step(action)
+    return out
+
+
+# ---- bad input ----------------------------------------------------------------------------
+
+
+def test_unknown_game():
+    with pytest.raises(UnknownGameError, match="chess"):
+        envs.make("chess")
+    with pytest.raises(UnknownGameError, match="chess"):
+        envs.make_batch("chess", 4)
+
+
+@pytest.mark.parametrize("bad", [1, 6, 0, "3", 2.0, True])
+def test_bad_player_count(bad):
+    with pytest.raises(PlayerCountError, match="century"):
+        envs.make("century", num_players=bad)
+    with pytest.raises(PlayerCountError):
+        envs.make_batch("century", 4, num_players=bad)
+
+
+def test_bad_option_and_render_mode():
+    with pytest.raises(OptionError, match="speed"):
+        envs.make("century", num_players=2, speed=3)
+    with pytest.raises(OptionError, match="render_mode"):
+        envs.make("century", num_players=2, render_mode="human")
+    with pytest.raises(OptionError, match="batch_size"):
+        envs.make_batch("century", 0, 2)
+    with pytest.raises(OptionError, match="seed"):
+        envs.make_batch("century", 2, 2, seed=-1)
+
+
+def test_bad_actions_leave_state_untouched():
+    env = envs.make("century", num_players=2)
+    env.reset(seed=2)
+    before = env.unwrapped.state_array.tobytes()
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    cases = [
+        (ActionError, 79),
+        (ActionError, -1),
+        (ActionError, 1.5),
+        (ActionError, "3"),
+        (ActionError, True),
+        (IllegalActionError, illegal),
+    ]
+    for error, action in cases:
+        with pytest.raises(error):
+            env.step(action)
+        assert env.unwrapped.state_array.tobytes() == before
+    env.step(np.int64(_first_legal(env.observe(env.agent_selection))))  # numpy ints are fine
+
+
+def test_step_after_the_end():
+    env = envs.make("century", num_players=2)
+    _play_random(env, seed=4)
+    assert env.agents == []
+    with pytest.raises(GameOverError):
+        env.step(0)
+
+
+def test_step_after_the_end_with_an_action_while_agents_remain():
+    env = envs.make("century", num_players=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(1)
+    while not env.terminations[env.agent_selection]:
+        obs = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    before = env.unwrapped.state_array.tobytes()
+    with pytest.raises(GameOverError):
+        env.step(0)
+    assert env.unwrapped.state_array.tobytes() == before
+
+
+def test_malformed_snapshots():
+    env = envs.make("century", num_players=2)
+    env.reset(seed=0)
+    good = env.unwrapped.to_dict()
+    before = env.unwrapped.state_array.tobytes()
+    for broken in ({}, {**good, "num_players": 3}, "not a dict", {**good, "bogus": 1}):
+        with pytest.raises(SnapshotError):
+            env.unwrapped.from_dict(broken)
+        assert env.unwrapped.state_array.tobytes() == before
+
+
+def test_batch_bad_actions_leave_state_untouched():
+    batch = envs.make_batch("century", 8, 3, seed=1)
+    batch.reset()
+    before = batch.states.tobytes()
+    legal = batch.legal_mask.argmax(axis=1)
+    illegal = legal.copy()
+    illegal[3] = int(np.flatnonzero(batch.legal_mask[3] == 0)[0])
+    for error, actions in [
+        (ActionError, legal[:4]),
+        (ActionError, legal.astype(np.float64)),
+        (ActionError, np.full(8, 79)),
+        (IllegalActionError, illegal),
+    ]:
+        with pytest.raises(error):
+            batch.step(actions)
+        assert batch.states.tobytes() == before
+    batch.step(legal)
+
+
+def test_batch_step_before_reset():
+    batch = envs.make_batch("century", 2, 2)
+    with pytest.raises(ActionError, match="reset"):
+        batch.step(np.zeros(2, np.int64))
+
+
+# ---- batch semantics and determinism -------------------------------------------------------
+
+
+def _first_games(batch_size, num_players, seed, threads, slots=7):
+    """Final scores and lengths of the first game of slots 0..slots-1 under a fixed policy."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        batch = envs.make_batch("century", batch_size, num_players, seed=seed)
+        batch.reset()
+        watched = min(slots, batch_size)
+        done = {}
+        steps = np.zeros(batch_size, np.int64)
+        idx = np.arange(batch_size)
+        while len(done) < watched:
+            mask = batch.legal_mask
+            counts = mask.sum(axis=1)
+            pick = (idx * 7 + steps * 13) % counts  # deterministic per slot and step
+            order = np.cumsum(mask, axis=1)
+            actions = (order <= pick[:, None]).sum(axis=1)
+            _, rewards, term, trunc = batch.step(actions)
+            steps += 1
+            for i in np.flatnonzero(term | trunc):
+                if i < watched and i not in done:
+                    done[int(i)] = (
+                        batch.final_scores[i].tolist(),
+                        int(batch.final_lengths[i]),
+                        rewards[i].tolist(),
+                    )
+                steps[i] = 0
+        return [done[i] for i in range(watched)]
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_batch_games_do_not_depend_on_batch_size_or_threads():
+    reference = _first_games(7, 3, seed=21, threads=1)
+    assert _first_games(1, 3, seed=21, threads=1) == reference[:1]
+    assert _first_games(7, 3, seed=21, threads=2) == reference
+    assert _first_games(1024, 3, seed=21, threads=2) == reference
+    assert _first_games(1024, 3, seed=21, threads=1) == reference
+
+
+def test_batch_auto_reset_and_rewards():
+    batch = envs.make_batch("century", 64, 2, seed=3)
+    obs = batch.reset()
+    assert obs.shape == (64, envs.get_spec("century").obs_size)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(3000):
+        choice = rng.random(batch.legal_mask.shape) * batch.legal_mask
+        _, rewards, term, trunc = batch.step(choice.argmax(axis=1))
+        for i in np.flatnonzero(term):
+            finished += 1
+            assert sorted(rewards[i].tolist()) == [-1.0, 1.0]
+            assert batch.episodes[i] >= 1
+            assert batch.states[i]["step_count"] == 0  # already re-dealt
+        assert np.all(batch.legal_mask.sum(axis=1) > 0)
+    assert finished > 0
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_random_rollout_depends_only_on_seed(num_players):
+    spec = envs.get_spec("century")
+    from envs.core.batch import random_rollout
+
+    many = random_rollout(spec, 200, num_players, 8, threads=2)
+    few = random_rollout(spec, 13, num_players, 8, threads=1)
+    for key in ("length", "scores", "winner", "truncated"):
+        assert np.array_equal(many[key][:13], few[key])
+    batch = envs.make_batch("century", 3, num_players, seed=8)
+    via_batch = batch.random_rollout(13)
+    assert np.array_equal(via_batch["scores"], few["scores"])
+    other = random_rollout(spec, 13, num_players, 9)
+    assert not np.array_equal(other["length"], few["length"])
+
+
+def test_batch_state_copy_and_bytes_round_trip():
+    batch = envs.make_batch("century", 16, 4, seed=2)
+    batch.reset()
+    saved = batch.states.tobytes()
+    clone = batch.states.copy()
+    batch.step(batch.legal_mask.argmax(axis=1))
+    restored = np.frombuffer(saved, dtype=batch.states.dtype)
+    assert np.array_equal(restored, clone)
+    assert restored.tobytes() != batch.states.tobytes()

@@ -1,0 +1,179 @@
+"""The ``meeple`` command line: arena, eval, bench and its error handling."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import envs
+from envs.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval from its textbook formula (independent of scipy)."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_eval_json_keys_and_counts(capsys):
+    games = 24
+    result = run_json(
+        capsys,
+        [
+            "eval",
+            "--game",
+            "century",
+            "--players",
+            "2",
+            "--agents",
+            "heuristic",
+            "random",
+            "--games",
+            str(games),
+            "--seed",
+            "3",
+            "--json",
+        ],
+    )
+    for key in ("wins", "draws", "losses", "win_rate", "ci_low", "ci_high"):
+        assert key in result
+    assert result["wins"] + result["draws"] + result["losses"] == games
+    assert result["win_rate"] == pytest.approx(result["wins"] / games)
+    low, high = wilson(result["wins"], games)
+    assert result["ci_low"] == pytest.approx(low, abs=1e-9)
+    assert result["ci_high"] == pytest.approx(high, abs=1e-9)
+    assert 0.0 <= result["ci_low"] <= result["win_rate"] <= result["ci_high"] <= 1.0
+    # Seats rotate game by game, so with 2 players the first agent sits in each seat 12 times
+    # and can win at most that often in each.
+    assert sum(result["wins_by_seat"]) == result["wins"]
+    assert all(w <= games // 2 for w in result["wins_by_seat"])
+
+
+def test_eval_is_reproducible_and_symmetric_for_identical_agents(capsys):
+    argv = ["eval", "--agents", "random", "random", "--games", "30", "--seed", "11", "--json"]
+    first = run_json(capsys, argv)
+    again = run_json(capsys, argv)
+    assert first == again
+    # Random vs random: every game has a winner or a draw, and nothing favours either side
+    # beyond chance at this size.
+    assert first["wins"] + first["draws"] + first["losses"] == 30
+    assert first["ci_low"] < 0.5 < first["ci_high"]
+
+
+def test_eval_more_players_two_agents(capsys):
+    result = run_json(
+        capsys, ["eval", "--players", "3", "--agents", "random", "random", "--games", "9", "--json"]
+    )
+    assert result["num_players"] == 3
+    assert result["wins"] + result["draws"] + result["losses"] == 9
+
+
+def test_eval_text_output(capsys):
+    assert main(["eval", "--agents", "heuristic", "random", "--games", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "wins" in out and "draws" in out and "losses" in out
+    assert "95% CI" in out
+
+
+def test_arena_json_has_one_row_per_game(capsys):
+    rows = run_json(capsys, ["arena", "--games", "8", "--rollout-games", "40", "--json"])
+    assert [r["game"] for r in rows] == envs.available_games()
+    for r in rows:
+        assert r["players"] == 2
+        assert 0.0 <= r["ci_low"] <= r["heuristic_win_rate"] <= r["ci_high"] <= 1.0
+        assert r["steps_per_s"] > 0 and r["games_per_s"] > 0
+        # Every complete game takes more than one sub-decision.
+        assert r["steps_per_s"] > r["games_per_s"]
+
+
+def test_arena_table(capsys):
+    assert main(["arena", "--games", "4", "--rollout-games", "20"]) == 0
+    out = capsys.readouterr().out
+    for game in envs.available_games():
+        assert game in out
+    assert "steps/s" in out and "games/s" in out
+
+
+def test_bench_quick_json_keys(capsys, tmp_path):
+    out_file = tmp_path / "bench.json"
+    result = run_json(
+        capsys, ["bench", "--game", "century", "--quick", "--json", "--out", str(out_file)]
+    )
+    assert json.loads(out_file.read_text()) == result
+    for key in (
+        "machine",
+        "state_bytes_per_game",
+        "startup",
+        "batched_step",
+        "rollout",
+        "aec",
+        "reference",
+        "targets",
+    ):
+        assert key in result
+    assert result["state_bytes_per_game"] == envs.get_spec("century").state_dtype.itemsize
+    assert result["quick"] is True
+    sizes = {r["batch_size"] for r in result["batched_step"]["runs"]}
+    assert 1 in sizes and max(sizes) < 65536  # --quick skips the largest batches
+    assert {r["num_players"] for r in result["rollout"]["runs"]} == {2, 3, 4, 5}
+    for run in result["rollout"]["runs"]:
+        assert run["games_per_s"] > 0 and run["steps"] > run["games"]
+    start = result["startup"]
+    # A cold start compiles, so it cannot beat a warm start from the filled cache.
+    assert start["cold_compile_s"] > start["warm_start_s"] > 0
+    assert {t["name"] for t in result["targets"]} == {
+        "batched_steps_per_s",
+        "rollout_games_per_s_max_players",
+        "aec_steps_per_s",
+        "warm_start_s",
+    }
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["eval", "--game", "no-such-game", "--games", "2"], "unknown game"),
+        (["eval", "--players", "9", "--games", "2"], "players"),
+        (["eval", "--agents", "heuristic", "wizard", "--games", "2"], "unknown agent"),
+        (["eval", "--players", "4", "--agents", "a", "b", "c", "--games", "2"], "agents"),
+        (["bench", "--game", "no-such-game"], "unknown game"),
+    ],
+)
+def test_errors_exit_2_with_message(capsys, argv, fragment):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert fragment in captured.err
+    assert captured.out == ""
+
+
+def test_usage_error_exit_code_from_a_real_process():
+    proc = subprocess.run(
+        [sys.executable, "-m", "envs.cli", "eval", "--game", "nope", "--games", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "unknown game" in proc.stderr
+
+
+def test_bad_games_value_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--games", "0"])
+    assert exc.value.code == 2
+    assert "--games" in capsys.readouterr().err
