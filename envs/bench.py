@@ -5,6 +5,8 @@
 - ``batched_step``: uniform-random self-play through ``BatchEnv.step`` (mask check,
   kernels, auto-reset and observation encoding included) with actions from
   ``envs.core.sampling.random_legal_actions``, for batch sizes 1, 4, 16, … and 1 or 2 threads.
+- ``kernel_step``: the same through the game's ``step_batch`` kernel alone (no action check,
+  no observation encoding), to show what the rules cost.
 - ``rollout``: complete uniform-random games played entirely inside the Numba kernel
   (``random_rollout``), per player count and thread count. A step is one sub-decision.
 - ``startup``: first-call compile time (a fresh process with an empty ``NUMBA_CACHE_DIR``)
@@ -79,6 +81,48 @@ def machine_info() -> dict:
     }
 
 
+def _time_loop(step, seconds: float, min_iters: int = 3) -> tuple[int, float]:
+    """Call ``step()`` until ``seconds`` have passed (at least ``min_iters`` times)."""
+    iters = 0
+    start = time.perf_counter()
+    while True:
+        step()
+        iters += 1
+        elapsed = time.perf_counter() - start
+        if iters >= min_iters and elapsed >= seconds:
+            return iters, elapsed
+
+
+def _step_runs(make_step, batch_sizes, threads, seconds) -> list[dict]:
+    runs = []
+    for size in batch_sizes:
+        step = make_step(size)
+        for t in thread_counts(threads):
+            with _Threads(t):
+                step()  # first touch of the buffers at this size and thread count
+                iters, elapsed = _time_loop(step, seconds)
+            runs.append(
+                {
+                    "batch_size": size,
+                    "threads": t,
+                    "steps": iters * size,
+                    "seconds": elapsed,
+                    "steps_per_s": iters * size / elapsed,
+                }
+            )
+        del step
+    return runs
+
+
+def _best(runs: list[dict]) -> dict:
+    best = max(runs, key=lambda r: r["steps_per_s"])
+    return {
+        "best_steps_per_s": best["steps_per_s"],
+        "best_batch_size": best["batch_size"],
+        "best_threads": best["threads"],
+    }
+
+
 def batched_step(
     game: str,
     num_players: int = 2,
@@ -87,47 +131,75 @@ def batched_step(
     seconds: float = 0.8,
     seed: int = 0,
 ) -> dict:
-    """Random self-play steps/s through ``BatchEnv.step`` (one step = one action per game)."""
-    runs = []
-    for size in batch_sizes:
+    """Random self-play steps/s through ``BatchEnv.step`` (one step = one action per game).
+
+    Each step includes the action check, the rules kernel, auto-reset, new masks and the
+    observation encoding of every game.
+    """
+
+    def make_step(size):
         batch = envs.make_batch(game, size, num_players, seed)
         batch.reset()
         words = policy_words(seed, size)
         actions = np.empty(size, dtype=np.int64)
-        for t in thread_counts(threads):
-            with _Threads(t):
-                random_legal_actions(batch.legal_mask, words, actions)
-                batch.step(actions)  # first touch of the buffers at this size
-                iters = 0
-                ended = 0
-                start = time.perf_counter()
-                while True:
-                    random_legal_actions(batch.legal_mask, words, actions)
-                    _, _, term, trunc = batch.step(actions)
-                    ended += int(np.count_nonzero(term | trunc))
-                    iters += 1
-                    elapsed = time.perf_counter() - start
-                    if iters >= 3 and elapsed >= seconds:
-                        break
-            runs.append(
-                {
-                    "batch_size": size,
-                    "threads": t,
-                    "steps": iters * size,
-                    "games_ended": ended,
-                    "seconds": elapsed,
-                    "steps_per_s": iters * size / elapsed,
-                }
+
+        def step():
+            random_legal_actions(batch.legal_mask, words, actions)
+            batch.step(actions)
+
+        return step
+
+    runs = _step_runs(make_step, batch_sizes, threads, seconds)
+    return {"num_players": num_players, "runs": runs, **_best(runs)}
+
+
+def kernel_step(
+    game: str,
+    num_players: int = 2,
+    batch_sizes=(1024, 16384),
+    threads=(1, 2),
+    seconds: float = 0.5,
+    seed: int = 0,
+) -> dict:
+    """The same self-play through the game's ``step_batch`` kernel alone: no action check and
+    no observation encoding. Shows how much of ``batched_step`` the rules themselves take."""
+    spec = envs.get_spec(game)
+    seed64 = np.uint64(seed)
+
+    def make_step(size):
+        states = np.zeros(size, dtype=spec.state_dtype)
+        episodes = np.zeros(size, dtype=np.int64)
+        masks = np.zeros((size, spec.num_actions), dtype=np.int8)
+        rewards = np.zeros((size, spec.max_players), dtype=np.float32)
+        terminated = np.zeros(size, dtype=np.bool_)
+        truncated = np.zeros(size, dtype=np.bool_)
+        final_scores = np.zeros((size, num_players), dtype=np.int32)
+        final_lengths = np.zeros(size, dtype=np.int64)
+        spec.reset_batch(states, num_players, seed64, 0, episodes)
+        spec.legal_masks_batch(states, masks)
+        words = policy_words(seed, size)
+        actions = np.empty(size, dtype=np.int64)
+
+        def step():
+            random_legal_actions(masks, words, actions)
+            spec.step_batch(
+                states,
+                actions,
+                masks,
+                rewards,
+                terminated,
+                truncated,
+                num_players,
+                seed64,
+                episodes,
+                final_scores,
+                final_lengths,
             )
-        del batch
-    best = max(runs, key=lambda r: r["steps_per_s"])
-    return {
-        "num_players": num_players,
-        "runs": runs,
-        "best_steps_per_s": best["steps_per_s"],
-        "best_batch_size": best["batch_size"],
-        "best_threads": best["threads"],
-    }
+
+        return step
+
+    runs = _step_runs(make_step, batch_sizes, threads, seconds)
+    return {"num_players": num_players, "runs": runs, **_best(runs)}
 
 
 def rollout(game: str, player_counts=None, threads=(1, 2), seconds: float = 1.0, seed: int = 0):
@@ -229,12 +301,31 @@ def startup(game: str, num_players: int = 2) -> dict:
     }
 
 
+class _Uniform:
+    """Cheap uniform picks for Python-level loops: floats drawn from NumPy in blocks, so the
+    policy costs far less than the environment step being measured."""
+
+    def __init__(self, seed: int, block: int = 8192):
+        self.rng = np.random.default_rng(seed)
+        self.block = block
+        self.values = self.rng.random(block).tolist()
+        self.next = 0
+
+    def below(self, n: int) -> int:
+        if self.next == self.block:
+            self.values = self.rng.random(self.block).tolist()
+            self.next = 0
+        u = self.values[self.next]
+        self.next += 1
+        return int(u * n)
+
+
 def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> dict:
     """Steps/s through the PettingZoo API, playing whole games until ``seconds`` pass."""
     runs = []
     for n in player_counts:
         env = envs.make(game, n)
-        rng = np.random.default_rng(seed)
+        uniform = _Uniform(seed)
         env.reset(seed=seed)
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # warm-up outside timing
         steps = games = 0
@@ -246,8 +337,8 @@ def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> d
                 if terminated or truncated:
                     action = None
                 else:
-                    legal = np.flatnonzero(obs["action_mask"])
-                    action = int(legal[rng.integers(legal.size)])
+                    legal = obs["action_mask"].nonzero()[0]
+                    action = int(legal[uniform.below(legal.size)])
                     steps += 1
                 env.step(action)
             games += 1
@@ -275,14 +366,14 @@ def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0
     game_cls = getattr(importlib.import_module(module), cls)
     runs = []
     for n in player_counts:
-        rng = np.random.default_rng(seed)
+        uniform = _Uniform(seed)
         steps = games = 0
         start = time.perf_counter()
         while True:
             g = game_cls(n, seed, games)
             while not g.is_over:
                 legal = g.legal_actions()
-                g.step(legal[rng.integers(len(legal))])
+                g.step(legal[uniform.below(len(legal))])
                 steps += 1
             games += 1
             elapsed = time.perf_counter() - start
@@ -349,6 +440,8 @@ def run_all(
         result["startup"] = startup(game)
     log("batched random self-play through BatchEnv.step")
     result["batched_step"] = batched_step(game, batch_sizes=sizes, seconds=0.8 * scale)
+    log("the same through the rules kernel alone (no checks, no observations)")
+    result["kernel_step"] = kernel_step(game, seconds=0.5 * scale)
     log("in-kernel random rollouts")
     result["rollout"] = rollout(game, counts, seconds=1.0 * scale)
     log("PettingZoo AEC loop")
@@ -385,6 +478,12 @@ def format_summary(result: dict) -> str:
     for size in sorted({r["batch_size"] for r in b["runs"]}):
         cells = {r["threads"]: r["steps_per_s"] for r in b["runs"] if r["batch_size"] == size}
         lines.append(f"  {size:>5} " + "".join(f"{_fmt(cells.get(t, 0)):>16}" for t in threads))
+    k = result["kernel_step"]
+    lines.append(
+        f"  rules kernel alone (step_batch, no checks/observations): best "
+        f"{_fmt(k['best_steps_per_s'])} steps/s (batch {k['best_batch_size']}, "
+        f"{k['best_threads']} thread(s))"
+    )
     lines.append("\nin-kernel random_rollout (complete games):")
     lines.append("  players threads        games/s          steps/s  mean length")
     for r in result["rollout"]["runs"]:

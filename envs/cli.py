@@ -61,7 +61,7 @@ def cmd_arena(args) -> int:
     if args.json:
         _print_json(rows)
         return 0
-    print(f"heuristic vs random ({args.games} games, seats rotated, seed {args.seed}); ")
+    print(f"heuristic vs random: {args.games} games, seats rotated, seed {args.seed}")
     print(f"random self-play: {args.rollout_games} complete games in the batched kernel\n")
     header = f"{'game':<10} {'players':>7}  {'heuristic win rate (95% CI)':<29} "
     print(header + f"{'steps/s':>12} {'games/s':>10}")

@@ -5,11 +5,10 @@ equal the reference's legal list and the two full state records must be equal. R
 random play seldom reaches are set up directly in the reference and copied into the kernel with
 ``ReferenceGame.to_record``.
 
-The default run plays 250 uniform-random games per player count (1,000 with MEEPLE_FULL=1);
-``pytest -m slow`` plays 1,000 per count (about 40 s per count).
+Every run plays 1,000 uniform-random games per player count, split into chunks of 250 so
+pytest-xdist can spread them over the cores.
 """
 
-import os
 import random
 from collections import Counter
 
@@ -45,9 +44,8 @@ from envs.core.rng import STREAM_POLICY, PyRng, game_key, py_derive_key
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 SEED = 20240611
-DEFAULT_GAMES = 250
-FULL_GAMES = 1000
-RUN_FULL = os.environ.get("MEEPLE_FULL") == "1"
+GAMES_PER_COUNT = 1000
+CHUNK = 250
 
 
 def test_state_dtype_is_packed():
@@ -173,9 +171,9 @@ def _uniform_chooser(num_players, index):
     return lambda ref, legal: rnd.choice(legal)
 
 
-def _run_uniform_games(num_players, count):
+def _run_uniform_games(num_players, start, count):
     seen = Counter()
-    for index in range(count):
+    for index in range(start, start + count):
         ref = _play_both(num_players, index, _uniform_chooser(num_players, index), seen)
         seen["terminated"] += ref.terminated
     assert seen["terminated"] == count  # uniform play never needs the CSR-E4 cap
@@ -193,15 +191,10 @@ def _run_uniform_games(num_players, count):
 # ---- random games ----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("start", range(0, GAMES_PER_COUNT, CHUNK))
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_uniform_random_games_match_kernel(num_players):
-    _run_uniform_games(num_players, FULL_GAMES if RUN_FULL else DEFAULT_GAMES)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_uniform_random_games_match_kernel_full(num_players):
-    _run_uniform_games(num_players, FULL_GAMES)
+def test_uniform_random_games_match_kernel(num_players, start):
+    _run_uniform_games(num_players, start, CHUNK)
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)

@@ -376,7 +376,7 @@ def _pending_extra_key(snap):
 
 def _discard_without_excess(snap):
     snap["phase"] = "discard"
-    snap["pending"] = {"phase": "discard", "paid": 0}
+    snap["pending"] = {"phase": "discard"}
 
 
 def _end_flag_without_cards(snap):

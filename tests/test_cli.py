@@ -57,21 +57,20 @@ def test_eval_json_keys_and_counts(capsys):
     assert result["ci_low"] == pytest.approx(low, abs=1e-9)
     assert result["ci_high"] == pytest.approx(high, abs=1e-9)
     assert 0.0 <= result["ci_low"] <= result["win_rate"] <= result["ci_high"] <= 1.0
+    # The heuristic plans towards point cards; uniform-random play rarely claims any.
+    assert result["wins"] > result["losses"]
     # Seats rotate game by game, so with 2 players the first agent sits in each seat 12 times
     # and can win at most that often in each.
     assert sum(result["wins_by_seat"]) == result["wins"]
     assert all(w <= games // 2 for w in result["wins_by_seat"])
 
 
-def test_eval_is_reproducible_and_symmetric_for_identical_agents(capsys):
+def test_eval_is_reproducible(capsys):
     argv = ["eval", "--agents", "random", "random", "--games", "30", "--seed", "11", "--json"]
     first = run_json(capsys, argv)
     again = run_json(capsys, argv)
     assert first == again
-    # Random vs random: every game has a winner or a draw, and nothing favours either side
-    # beyond chance at this size.
     assert first["wins"] + first["draws"] + first["losses"] == 30
-    assert first["ci_low"] < 0.5 < first["ci_high"]
 
 
 def test_eval_more_players_two_agents(capsys):

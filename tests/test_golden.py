@@ -11,7 +11,7 @@ def test_golden_playthrough_replays_identically(case):
     expected = json.loads(path_for(*case).read_text())
     actual = json.loads(json.dumps(record(*case)))
     assert len(actual["steps"]) == len(expected["steps"])
-    for i, (got, want) in enumerate(zip(actual["steps"], expected["steps"])):
+    for i, (got, want) in enumerate(zip(actual["steps"], expected["steps"], strict=True)):
         assert got == want, f"step {i} differs"
     assert actual["final"] == expected["final"]
     assert actual["rewards"] == expected["rewards"]

@@ -338,6 +338,7 @@ class ReferenceGame:
         # CSR-K1: more than 10 cubes: return cubes one at a time before the turn passes.
         self.pending_type = None
         self.acquire_slot = None
+        self.cubes_placed = 0
         if sum(self.player.cubes) > CARAVAN_LIMIT:
             self.phase = PHASE_DISCARD
         else:

@@ -20,6 +20,7 @@ OVER            nothing: the game has ended
 """
 
 import numpy as np
+from numba import prange
 
 from envs.century.data import (
     DECK_TYPES,
@@ -35,8 +36,6 @@ from envs.century.data import (
     STARTING_SPICE_TYPE,
     STARTING_UPGRADE_TYPE,
 )
-from numba import prange
-
 from envs.core.jit import kernel, parallel_kernel
 from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint
 
@@ -378,6 +377,7 @@ def _end_action(s, p):
         s.phase = PHASE_DISCARD
         s.pending_type = -1
         s.acquire_slot = -1
+        s.pay_index = 0
     else:
         _next_turn(s)
 
@@ -486,8 +486,17 @@ def legal_masks_batch(states, masks):
 
 @parallel_kernel
 def step_batch(
-    states, actions, masks, rewards, terminated, truncated, num_players, seed, episodes,
-    final_scores, final_lengths,
+    states,
+    actions,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    num_players,
+    seed,
+    episodes,
+    final_scores,
+    final_lengths,
 ):
     """Apply one action per game, re-deal finished games in place and refresh the masks.
 
@@ -526,7 +535,18 @@ def _random_legal(mask, words):
 
 
 @parallel_kernel
-def random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, out_len, out_scores, out_winner, out_trunc):
+def random_rollout_kernel(
+    scratch,
+    masks,
+    first_game,
+    num_games,
+    num_players,
+    seed,
+    out_len,
+    out_scores,
+    out_winner,
+    out_trunc,
+):
     """Play games ``first_game … first_game+num_games-1`` uniform-randomly, entirely in Numba.
 
     Game ``g`` deals from key (seed, g, STREAM_GAME), exactly like slot ``g`` of a batch on its
@@ -540,7 +560,9 @@ def random_rollout_kernel(scratch, masks, first_game, num_games, num_players, se
         for k in range(c, num_games, chunks):
             g = first_game + k
             policy[0] = derive_key(seed, np.uint64(g), np.uint64(STREAM_POLICY))
-            init_game(scratch, c, num_players, derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME)))
+            init_game(
+                scratch, c, num_players, derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME))
+            )
             s = scratch[c]
             while s.phase != PHASE_OVER:
                 legal_mask_into(scratch, c, mask)

@@ -17,8 +17,7 @@ Conventions:
 - ``pending`` is the sub-decision in progress (``null`` in the main phase):
   ``{"phase": "upgrade", "card": "U2", "upgrades_left": 1}``, ``{"phase": "trade",
   "card": "YY>G"}``, ``{"phase": "pay", "slot": 3, "paid": 1}`` (acquiring slot 3, one cube
-  already placed) or ``{"phase": "discard", "paid": 2}`` (``paid`` is the number of cubes the
-  turn's acquisition placed; the kernel clears it when the turn ends). In a game cut off by
+  already placed) or ``{"phase": "discard"}``. In a game cut off by
   the step cap (``truncated``, CSR-E4) it is the sub-decision that was interrupted.
 - ``score`` and ``winner`` are ``null`` until the game is over.
 
@@ -116,7 +115,7 @@ PENDING_KEYS = {
     "upgrade": ("phase", "card", "upgrades_left"),
     "trade": ("phase", "card"),
     "pay": ("phase", "slot", "paid"),
-    "discard": ("phase", "paid"),
+    "discard": ("phase",),
 }
 
 _MERCHANT_INDEX = {name: t for t, name in enumerate(MERCHANT_NAMES)}
@@ -145,10 +144,10 @@ def _pending_dict(s) -> dict | None:
             return {"phase": "trade", "card": MERCHANT_NAMES[t]}
     elif t < 0 and slot >= 0 and left == 0:
         return {"phase": "pay", "slot": slot + 1, "paid": paid}
-    elif t < 0 and slot < 0 and left == 0:
-        # Main phase (all cleared) or discard, which keeps the acquisition's cube count.
-        if int(s["phase"]) == PHASE_DISCARD or paid != 0:
-            return {"phase": "discard", "paid": paid}
+    elif t < 0 and slot < 0 and left == 0 and paid == 0:
+        # The main phase and discard both have every pending field cleared.
+        if int(s["phase"]) == PHASE_DISCARD:
+            return {"phase": "discard"}
         return None
     raise SnapshotError(
         f"cannot snapshot: pending fields pending_type={t}, upgrades_left={left}, "
@@ -604,7 +603,6 @@ def _read_pending(raw, s) -> int | None:
         s["acquire_slot"] = slot - 1
         s["pay_index"] = paid
     else:
-        s["pay_index"] = _int(pending["paid"], "pending.paid", 0, MARKET_SIZE - 1, "cubes paid")
         if int(held.sum()) <= CARAVAN_LIMIT:
             _fail(
                 "pending",

@@ -33,7 +33,13 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from envs.core.batch import check_seed
-from envs.core.errors import ActionError, GameOverError, IllegalActionError, OptionError, SnapshotError
+from envs.core.errors import (
+    ActionError,
+    GameOverError,
+    IllegalActionError,
+    OptionError,
+    SnapshotError,
+)
 from envs.core.game import GameSpec
 from envs.core.rng import game_key
 
@@ -46,7 +52,9 @@ class MeepleAECEnv(AECEnv):
     def __init__(self, spec: GameSpec, num_players: int, render_mode: str | None = None, **options):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise OptionError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+            raise OptionError(
+                f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}"
+            )
         self.spec = spec
         self.options = options
         self.metadata = dict(self.metadata, name=f"meeple_{spec.name}_v0")
@@ -216,6 +224,16 @@ class MeepleAECEnv(AECEnv):
     def clone(self) -> MeepleAECEnv:
         """An independent copy (state, RNG and bookkeeping) for search or what-if play."""
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        # Field views must point into the copy's own state array, so rebind after copying.
+        twin = copy.copy(self)
+        memo[id(self)] = twin
+        for name, value in self.__dict__.items():
+            if name not in ("_terminated", "_truncated", "_current", "spec"):
+                setattr(twin, name, copy.deepcopy(value, memo))
+        twin._bind(twin._states)
+        return twin
 
     def close(self):
         pass

@@ -112,7 +112,12 @@ class BatchEnv:
             self.final_lengths,
         )
         self._observe()
-        return self.observation, self.rewards[:, : self.num_players], self.terminated, self.truncated
+        return (
+            self.observation,
+            self.rewards[:, : self.num_players],
+            self.terminated,
+            self.truncated,
+        )
 
     def _check_actions(self, actions) -> np.ndarray:
         arr = np.asarray(actions)

@@ -25,8 +25,9 @@ Python helpers: ``action_to_string(states, g, action)``, ``render(states, g)``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -64,10 +64,14 @@ def make(name: str, num_players: int | None = None, render_mode: str | None = No
     if num_players is None:
         num_players = spec.min_players
     check_num_players(spec, num_players)
-    return make_env(spec, num_players=num_players, render_mode=render_mode, **check_options(spec, options))
+    return make_env(
+        spec, num_players=num_players, render_mode=render_mode, **check_options(spec, options)
+    )
 
 
-def make_batch(name: str, batch_size: int, num_players: int | None = None, seed: int = 0, **options):
+def make_batch(
+    name: str, batch_size: int, num_players: int | None = None, seed: int = 0, **options
+):
     """A batch of ``batch_size`` games stepped together in Numba (see ``envs.core.batch``)."""
     from envs.core.batch import BatchEnv
 

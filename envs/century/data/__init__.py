@@ -4,7 +4,8 @@
 each in the box, one of each per player, CSR-S3) and the 43 market cards (one copy each).
 A spice card is stored as a trade with no input, so one ``MERCHANT_IN``/``MERCHANT_OUT`` pair
 covers both. ``point_cards.csv`` lists the 36 point cards with their cube cost and points.
-Facts were cross-checked against the public card lists named in docs/century.md.
+Facts were cross-checked against the public card lists named in docs/century.md
+(section "Card tables").
 """
 
 import csv
@@ -43,5 +44,12 @@ STARTING_SPICE_TYPE = MERCHANT_NAMES.index("+YY")
 STARTING_UPGRADE_TYPE = MERCHANT_NAMES.index("U2")
 DECK_TYPES = np.array([t for t in range(len(_merchant)) if not MERCHANT_STARTING[t]], np.int8)
 
-for _table in (MERCHANT_KIND, MERCHANT_UPGRADES, MERCHANT_IN, MERCHANT_OUT, POINT_VALUE, POINT_COST):
+for _table in (
+    MERCHANT_KIND,
+    MERCHANT_UPGRADES,
+    MERCHANT_IN,
+    MERCHANT_OUT,
+    POINT_VALUE,
+    POINT_COST,
+):
     _table.setflags(write=False)
