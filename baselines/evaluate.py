@@ -16,7 +16,6 @@ is a truncated game or a game without a single winner.
 from __future__ import annotations
 
 import importlib
-import inspect
 import sys
 
 import numpy as np
@@ -54,11 +53,6 @@ def make_agent(name: str, game: str, seed: int = 0):
     raise UnknownAgentError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
 
 
-def _takes_observations(agent) -> bool:
-    """``act_batch(observations, masks)`` (heuristics) vs ``act_batch(masks)`` (random)."""
-    return len(inspect.signature(agent.act_batch).parameters) >= 2
-
-
 def seat_table(num_games: int, num_players: int, num_agents: int) -> np.ndarray:
     """(num_games, num_players) index of the agent in each seat of each game."""
     games = np.arange(num_games)[:, None]
@@ -80,7 +74,6 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
     size = seats.shape[0]
     batch = envs.make_batch(game, size, num_players, seed)
     obs = batch.reset()
-    wants_obs = [_takes_observations(a) for a in agents]
     done = np.zeros(size, dtype=bool)
     winner = np.full(size, -1, dtype=np.int64)
     scores = np.zeros((size, num_players), dtype=np.int64)
@@ -97,11 +90,7 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
             idx = np.flatnonzero((to_act == k) & ~done)
             if idx.size == 0:
                 continue
-            masks = batch.legal_mask[idx]
-            if wants_obs[k]:
-                actions[idx] = agent.act_batch(obs[idx], masks)
-            else:
-                actions[idx] = agent.act_batch(masks)
+            actions[idx] = agent.act_batch(obs[idx], batch.legal_mask[idx])
         obs, rewards, term, trunc = batch.step(actions)
         ended = np.flatnonzero((term | trunc) & ~done)
         if ended.size:

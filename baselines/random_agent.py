@@ -18,8 +18,12 @@ class RandomAgent:
             raise ValueError("action_mask has no legal action")
         return int(legal[self.rng.integers(legal.size)])
 
-    def act_batch(self, masks: np.ndarray) -> np.ndarray:
-        """One action per row of a (B, A) 0/1 mask array, as an int64 array of length B."""
+    def act_batch(self, observations, masks: np.ndarray) -> np.ndarray:
+        """One action per row of a (B, A) 0/1 mask array, as an int64 array of length B.
+
+        ``observations`` is ignored (every agent shares the ``act_batch(observations, masks)``
+        signature); pass ``None`` if you have none."""
+        del observations
         masks = np.asarray(masks)
         if masks.ndim != 2:
             raise ValueError(f"masks must be 2-D (batch, actions), got shape {masks.shape}")

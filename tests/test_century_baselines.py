@@ -61,7 +61,7 @@ def test_agents_always_legal(num_players):
     play_game(num_players, 77, 99, [heuristic] * num_players, record)
     obs = np.stack(rows_obs)
     masks = np.stack(rows_mask)
-    for actions in (heuristic.act_batch(obs, masks), RandomAgent(1).act_batch(masks)):
+    for actions in (heuristic.act_batch(obs, masks), RandomAgent(1).act_batch(obs, masks)):
         assert actions.shape == (len(masks),)
         assert np.all(masks[np.arange(len(masks)), actions] == 1)
     # The batch kernel agrees with the one-at-a-time call.
@@ -99,7 +99,7 @@ def test_random_agent_uniform_and_reproducible():
     # Binomial(10000, 1/5): sd = 40, so +-5 sd is a generous band for a fair coin.
     assert np.all(np.abs(counts - draws / 5) < 200), counts
     # Batched draws are uniform too.
-    batch = RandomAgent(seed=1).act_batch(np.tile(mask, (draws, 1)))
+    batch = RandomAgent(seed=1).act_batch(None, np.tile(mask, (draws, 1)))
     counts = np.array([(batch == a).sum() for a in legal])
     assert np.all(np.abs(counts - draws / 5) < 200), counts
     # Same seed, same choices; another seed, other choices.
@@ -118,7 +118,7 @@ def test_agents_reject_masks_without_legal_action():
     with pytest.raises(ValueError):
         RandomAgent(0).act({"action_mask": empty})
     with pytest.raises(ValueError):
-        RandomAgent(0).act_batch(empty[None, :])
+        RandomAgent(0).act_batch(None, empty[None, :])
     obs = np.zeros(OBS_SIZE, np.float32)
     with pytest.raises(ValueError):
         CenturyHeuristicAgent().act({"observation": obs, "action_mask": empty})

@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import envs
+from baselines.evaluate import seat_table
 from envs.cli import main
+from envs.core.sampling import policy_words, random_legal_actions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -176,3 +179,42 @@ def test_bad_games_value_is_a_usage_error(capsys):
         main(["eval", "--games", "0"])
     assert exc.value.code == 2
     assert "--games" in capsys.readouterr().err
+
+
+# ---- helpers behind the commands ----------------------------------------------------------
+
+
+def test_random_legal_actions_picks_legal_uniform_actions():
+    rows, legal = 8000, [3, 17, 40, 78]
+    masks = np.zeros((rows, 79), dtype=np.int8)
+    masks[:, legal] = 1
+    masks[5] = 0  # a row with nothing legal
+    out = np.zeros(rows, dtype=np.int64)
+    random_legal_actions(masks, policy_words(1, rows), out)
+    assert out[5] == -1
+    picks = np.delete(out, 5)
+    assert set(picks.tolist()) <= set(legal)
+    # Chi-square against the uniform distribution (3 degrees of freedom): 30 is far past
+    # the 99.99th percentile (~21), so only a real bias fails this.
+    counts = np.array([np.sum(picks == a) for a in legal])
+    expected = picks.size / len(legal)
+    assert np.sum((counts - expected) ** 2 / expected) < 30
+
+
+def test_random_legal_actions_rows_do_not_depend_on_batch_size():
+    rng = np.random.default_rng(0)
+    masks = (rng.random((64, 79)) < 0.3).astype(np.int8)
+    small, large = np.zeros(16, dtype=np.int64), np.zeros(64, dtype=np.int64)
+    random_legal_actions(masks[:16], policy_words(9, 16), small)
+    random_legal_actions(masks, policy_words(9, 64), large)
+    assert np.array_equal(small, large[:16])
+
+
+@pytest.mark.parametrize("num_players, num_agents", [(2, 2), (3, 3), (4, 2), (5, 5)])
+def test_seat_rotation_is_balanced(num_players, num_agents):
+    seats = seat_table(4 * num_players, num_players, num_agents)
+    # The first agent holds exactly one seat per game and each seat equally often.
+    assert np.all(np.sum(seats == 0, axis=1) == 1)
+    assert np.all(np.sum(seats == 0, axis=0) == 4)
+    if num_agents == num_players:  # every agent is seated once per game
+        assert np.all(np.sort(seats, axis=1) == np.arange(num_players))

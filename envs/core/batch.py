@@ -31,6 +31,9 @@ from envs.core.errors import ActionError, IllegalActionError, OptionError
 from envs.core.game import GameSpec
 
 MAX_SEED = (1 << 64) - 1
+# Below this many games a step runs on one thread: waking a second thread costs more than it
+# saves, and on a loaded machine an OpenMP barrier can slow a tiny batch a hundredfold.
+PARALLEL_MIN_BATCH = 512
 
 
 def check_seed(seed) -> np.uint64:
@@ -65,6 +68,7 @@ class BatchEnv:
         self._players = np.zeros(b, dtype=np.int64)
         self._rows = np.arange(b)
         self._ready = False
+        self._single_thread = b < PARALLEL_MIN_BATCH
 
     @property
     def current_player(self) -> np.ndarray:
@@ -97,8 +101,24 @@ class BatchEnv:
         if not self._ready:
             raise ActionError("call reset() before step()")
         acts = self._check_actions(actions)
-        s = self.spec
-        s.step_batch(
+        if self._single_thread:
+            previous = numba.get_num_threads()
+            numba.set_num_threads(1)
+            try:
+                self._step_kernels(acts)
+            finally:
+                numba.set_num_threads(previous)
+        else:
+            self._step_kernels(acts)
+        return (
+            self.observation,
+            self.rewards[:, : self.num_players],
+            self.terminated,
+            self.truncated,
+        )
+
+    def _step_kernels(self, acts):
+        self.spec.step_batch(
             self.states,
             acts,
             self.legal_mask,
@@ -112,12 +132,6 @@ class BatchEnv:
             self.final_lengths,
         )
         self._observe()
-        return (
-            self.observation,
-            self.rewards[:, : self.num_players],
-            self.terminated,
-            self.truncated,
-        )
 
     def _check_actions(self, actions) -> np.ndarray:
         arr = np.asarray(actions)
