@@ -139,6 +139,7 @@ def playouts():
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_csr_s1_five_point_cards_face_up_rest_face_down(n):
+    """CSR-S1."""
     for seed in range(5):
         s = new_game(n, seed)[0]
         assert sorted(s["point_deck"]) == list(range(N_POINT))
@@ -149,6 +150,7 @@ def test_csr_s1_five_point_cards_face_up_rest_face_down(n):
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_csr_s4_six_market_cards_face_up_rest_face_down(n):
+    """CSR-S4."""
     for seed in range(5):
         s = new_game(n, seed)[0]
         assert sorted(s["merchant_deck"]) == sorted(DECK_TYPES)
@@ -170,6 +172,7 @@ def test_csr_s1_s4_decks_shuffled_differently_per_seed():
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_csr_s2_two_gold_and_two_silver_coins_per_player(n):
+    """CSR-S2."""
     s = new_game(n)[0]
     assert s["gold_left"] == 2 * n
     assert s["silver_left"] == 2 * n
@@ -178,6 +181,7 @@ def test_csr_s2_two_gold_and_two_silver_coins_per_player(n):
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_csr_s3_hand_is_exactly_the_starting_pair(n):
+    """CSR-S3."""
     states = new_game(n, seed=n)
     for p in range(n):
         assert owned(states, p) == {PLUS_YY: IN_HAND, U2: IN_HAND}
@@ -198,6 +202,7 @@ def test_csr_s5_upgrades_follow_yellow_red_green_brown():
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_csr_s6_first_player_roughly_uniform(n):
+    """CSR-S6."""
     draws = 400 * n
     firsts = [int(new_game(n, seed)[0]["first_player"]) for seed in range(draws)]
     counts = np.bincount(firsts, minlength=n)
@@ -224,6 +229,7 @@ def test_csr_s6_play_goes_in_seat_order(n):
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_csr_s7_starting_cubes_by_turn_position(n):
+    """CSR-S7."""
     by_position = [cubes("YYY"), cubes("YYYY"), cubes("YYYY"), cubes("YYYR"), cubes("YYYR")]
     firsts = set()
     for seed in range(12):
@@ -266,6 +272,7 @@ MAIN_ACTIONS = {
 
 @pytest.mark.parametrize("name", sorted(MAIN_ACTIONS))
 def test_csr_t1_one_main_action_ends_the_turn(name):
+    """CSR-T1."""
     setup, action = MAIN_ACTIONS[name]
     states = new_game(3, seed=2)
     p = int(states[0]["current_player"])
@@ -304,6 +311,7 @@ def test_csr_t1_random_games_take_exactly_one_main_action_per_turn(playouts):
 
 
 def test_csr_p1_played_card_goes_to_the_played_pile():
+    """CSR-P1."""
     states = new_game(2, seed=4)
     p = int(states[0]["current_player"])
     set_caravan(states, p, "")
@@ -317,6 +325,7 @@ def test_csr_p1_played_card_goes_to_the_played_pile():
 
 @pytest.mark.parametrize("t", [t for t in range(45) if MERCHANT_KIND[t] == KIND_SPICE])
 def test_csr_p2_spice_card_gains_its_cubes(t):
+    """CSR-P2."""
     states = new_game(2, seed=5)
     p = int(states[0]["current_player"])
     set_caravan(states, p, "R")
@@ -327,6 +336,7 @@ def test_csr_p2_spice_card_gains_its_cubes(t):
 
 
 def test_csr_p3_same_cube_upgraded_twice_yellow_red_green():
+    """CSR-P3."""
     states = new_game(2, seed=6)
     p = int(states[0]["current_player"])
     set_caravan(states, p, "Y")
@@ -373,6 +383,7 @@ def test_csr_p3_upgrade_three_allows_three_steps():
 
 
 def test_csr_p4_stop_with_zero_upgrades_still_plays_the_card():
+    """CSR-P4."""
     states = new_game(2, seed=8)
     p = int(states[0]["current_player"])
     set_caravan(states, p, "YYR")
@@ -407,6 +418,7 @@ def test_csr_p4_upgrade_card_playable_with_nothing_to_upgrade():
 
 @pytest.mark.parametrize("repeats", [1, 2, 3])
 def test_csr_p5_book_example_six_yellow_two_for_one_green(repeats):
+    """CSR-P5."""
     states = new_game(2, seed=9)
     p = int(states[0]["current_player"])
     set_caravan(states, p, "YYYYYY")
@@ -446,6 +458,7 @@ def test_csr_p5_repeats_limited_by_every_input_colour():
 
 
 def test_csr_a1_cubes_go_left_and_cubes_on_the_card_come_along():
+    """CSR-A1."""
     states = new_game(2, seed=10)
     s = states[0]
     p = int(s["current_player"])
@@ -477,6 +490,7 @@ def test_csr_a1_a2_slot_k_needs_k_cubes():
 
 
 def test_csr_a2_leftmost_card_is_free():
+    """CSR-A2."""
     states = new_game(2, seed=11)
     s = states[0]
     p = int(s["current_player"])
@@ -490,6 +504,7 @@ def test_csr_a2_leftmost_card_is_free():
 
 
 def test_csr_a3_cards_slide_with_their_cubes_and_the_last_slot_refills():
+    """CSR-A3."""
     states = new_game(2, seed=12)
     s = states[0]
     p = int(s["current_player"])
@@ -532,6 +547,7 @@ def test_csr_a3_slot_stays_empty_when_the_deck_is_out():
 
 
 def test_csr_r1_rest_returns_every_played_card():
+    """CSR-R1."""
     states = new_game(2, seed=13)
     s = states[0]
     p = int(s["current_player"])
@@ -558,6 +574,7 @@ def test_csr_r1_rest_needs_a_played_card():
 
 @pytest.mark.parametrize("card", range(N_POINT))
 def test_csr_c1_claim_needs_the_exact_cubes(card):
+    """CSR-C1."""
     states = new_game(2, seed=14)
     s = states[0]
     p = int(s["current_player"])
@@ -578,6 +595,7 @@ def test_csr_c1_claim_needs_the_exact_cubes(card):
 
 
 def test_csr_c2_point_row_slides_and_refills():
+    """CSR-C2."""
     states = new_game(2, seed=15)
     s = states[0]
     p = int(s["current_player"])
@@ -597,6 +615,7 @@ def test_csr_c2_point_row_slides_and_refills():
 
 
 def test_csr_c3_gold_on_first_slot_silver_on_second():
+    """CSR-C3."""
     states = new_game(2, seed=16)
     s = states[0]
     claim_slot(states, 0, 0)
@@ -627,6 +646,7 @@ def test_csr_c3_silver_moves_to_first_slot_when_gold_runs_out():
 
 
 def test_csr_k1_over_ten_at_end_of_turn_player_returns_chosen_colours():
+    """CSR-K1."""
     states = new_game(2, seed=17)
     s = states[0]
     p = int(s["current_player"])
@@ -665,6 +685,7 @@ def test_csr_k1_only_the_player_whose_turn_ends_returns_cubes():
 
 
 def test_csr_k2_supply_is_unlimited():
+    """CSR-K2."""
     states = new_game(3, seed=18)
     s = states[0]
     p = int(s["current_player"])
@@ -730,6 +751,7 @@ def test_csr_e1_random_games_end_with_equal_turns(playouts):
 
 
 def test_csr_e2_score_formula():
+    """CSR-E2."""
     states = new_game(2, seed=21)
     s = states[0]
     # Printed points: "YYRR" is worth 6, "BBBBB" 20.
@@ -762,6 +784,7 @@ def _finish_with_caravans(first, letters_by_seat):
 
 
 def test_csr_e3_tie_goes_to_the_later_player_in_turn_order():
+    """CSR-E3."""
     # Turn order is seats 2, 0, 1 (first player 2).
     assert _finish_with_caravans(2, ["R", "R", "R"])[0]["winner"] == 1
     # Seats 0 and 2 tie: seat 0 plays after seat 2, so seat 0 wins (not the higher seat).
@@ -785,6 +808,7 @@ def test_rewards_only_at_the_end_winner_plus_one():
 
 
 def test_csr_e4_step_cap_truncates_with_zero_rewards():
+    """CSR-E4."""
     states = new_game(2, seed=23)
     s = states[0]
     s["step_count"] = STEP_CAP - 2
