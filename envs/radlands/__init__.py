@@ -1,0 +1,1 @@
+"""Radlands (2 players): card tables in ``data``; rules are cited by RAD- checklist IDs."""
