@@ -1,0 +1,2075 @@
+"""Radlands rules as Numba kernels over one structured record per game (2 players).
+
+The contract (board model, RNG order, decisions, action layout, options) is docs/radlands.md.
+Card effects are the bytecode programs of ``envs/radlands/effects.py``; this module is the
+machine that runs them. Its parts:
+
+- board helpers: columns as ordered entity lists, protection, placement, damage/destroy;
+- a small VM: a stack of frames, each running one program (or one internal op) for an owner
+  and a source card; an op that needs a choice stores the legal actions in ``pend_mask`` and
+  returns; the next action resumes the same op (``fr_stage`` tells how far it got);
+- the turn: draft, events phase, replenish, the actions menu, end of turn.
+
+Cards on the board carry a ``uid`` (camps 1..6, people from 7 up) so that programs can refer
+to "this card" or "that person" even after columns slide.
+"""
+
+import numpy as np
+
+from envs.core.jit import kernel
+from envs.core.rng import randint
+from envs.radlands import data as D
+from envs.radlands.effects import CONDITION, OP, SET, TARGET, compile_programs
+
+# ---- tables ---------------------------------------------------------------------------------
+_PROGRAMS = compile_programs()
+CODE = _PROGRAMS["code"]
+LENGTH = _PROGRAMS["length"]
+PERSON_PROG = _PROGRAMS["person_ability"]
+CAMP_PROG = _PROGRAMS["camp_ability"]
+EVENT_PROG = _PROGRAMS["event"]
+JUNK_PROG = _PROGRAMS["junk"]
+ENTER_PROG = _PROGRAMS["enter_play"]
+RAIDERS_PROG = int(_PROGRAMS["raiders"])
+
+N_CAMPS = D.N_CAMPS
+N_PT = D.N_PERSON_TYPES
+N_ET = D.N_EVENT_TYPES
+N_DT = D.N_DECK_TYPES
+DECK_SIZE = D.DECK_SIZE
+FIRST_EVENT = D.FIRST_EVENT_TYPE
+RAIDERS = N_DT  # queue code of a player's Raiders
+PERSON_COST = D.PERSON_COST.astype(np.int16)
+PERSON_ABILITY_COST = D.PERSON_ABILITY_COST.astype(np.int16)
+PERSON_N_ABILITIES = D.PERSON_N_ABILITIES.astype(np.int8)
+CAMP_ABILITY_COST = D.CAMP_ABILITY_COST.astype(np.int16)
+CAMP_N_ABILITIES = D.CAMP_N_ABILITIES.astype(np.int8)
+CAMP_DRAW = D.CAMP_DRAW.astype(np.int8)
+EVENT_COST = D.EVENT_COST.astype(np.int16)
+EVENT_BOMB = D.EVENT_BOMB.astype(np.int8)
+DECK_TYPE_JUNK = D.DECK_TYPE_JUNK.astype(np.int8)
+DECK_TYPE_COUNTS = D.DECK_TYPE_COUNTS.astype(np.int8)
+FIRST_GAME = np.array([D.FIRST_GAME_A, D.FIRST_GAME_B], np.int8)
+VARIABLE = D.VARIABLE_COST
+
+# camps and people whose traits the kernel checks by id
+C_BONFIRE = D.CAMP_ID["bonfire"]
+C_COMMAND_POST = D.CAMP_ID["command_post"]
+C_JUGGERNAUT = D.CAMP_ID["juggernaut"]
+C_OASIS = D.CAMP_ID["oasis"]
+C_OBELISK = D.CAMP_ID["obelisk"]
+C_PILLBOX = D.CAMP_ID["pillbox"]
+C_CONSTRUCTION_YARD = D.CAMP_ID["construction_yard"]
+P_ARGO = D.PERSON_ID["argo_yesky"]
+P_HOLDOUT = D.PERSON_ID["holdout"]
+P_KARLI = D.PERSON_ID["karli_blaze"]
+P_RESCUE_TEAM = D.PERSON_ID["rescue_team"]
+P_VERA = D.PERSON_ID["vera_vosh"]
+P_ZETO = D.PERSON_ID["zeto_khan"]
+ARGO_PROG = int(PERSON_PROG[P_ARGO, 0])
+ARGO_COST = int(PERSON_ABILITY_COST[P_ARGO, 0])
+
+# Numba cannot read dicts: the effect vocabulary as plain int constants.
+OP_ADRENALINE = OP["ADRENALINE"]
+OP_ADVANCE_EVENT = OP["ADVANCE_EVENT"]
+OP_AND_OR = OP["AND_OR"]
+OP_BOMBARD_DRAW = OP["BOMBARD_DRAW"]
+OP_CHOOSE = OP["CHOOSE"]
+OP_COLUMN_DAMAGE = OP["COLUMN_DAMAGE"]
+OP_COLUMN_DESTROY_PEOPLE = OP["COLUMN_DESTROY_PEOPLE"]
+OP_DAMAGE = OP["DAMAGE"]
+OP_DAMAGE_SET = OP["DAMAGE_SET"]
+OP_DESTROY = OP["DESTROY"]
+OP_DESTROY_SET = OP["DESTROY_SET"]
+OP_DISCARD_HAND = OP["DISCARD_HAND"]
+OP_DRAW = OP["DRAW"]
+OP_DRAW_2_DISCARD_1 = OP["DRAW_2_DISCARD_1"]
+OP_DRAW_DISCARD = OP["DRAW_DISCARD"]
+OP_FAMINE = OP["FAMINE"]
+OP_FLIP_PUNK = OP["FLIP_PUNK"]
+OP_GAIN_PUNK = OP["GAIN_PUNK"]
+OP_HIGH_GROUND = OP["HIGH_GROUND"]
+OP_IF = OP["IF"]
+OP_JUGGERNAUT = OP["JUGGERNAUT"]
+OP_MERCENARY = OP["MERCENARY"]
+OP_MILL_JUNK = OP["MILL_JUNK"]
+OP_MIMIC = OP["MIMIC"]
+OP_OCTAGON = OP["OCTAGON"]
+OP_PARACHUTE = OP["PARACHUTE"]
+OP_PUSH_BACK = OP["PUSH_BACK"]
+OP_RAID = OP["RAID"]
+OP_REARRANGE = OP["REARRANGE"]
+OP_REBUILD = OP["REBUILD"]
+OP_RESTORE = OP["RESTORE"]
+OP_RESTORE_MANY = OP["RESTORE_MANY"]
+OP_RESTORE_READY = OP["RESTORE_READY"]
+OP_RETURN_TO_HAND = OP["RETURN_TO_HAND"]
+OP_TRUCE = OP["TRUCE"]
+OP_WAREHOUSE = OP["WAREHOUSE"]
+OP_WATER = OP["WATER"]
+T_ANY_ENEMY_CAMP = TARGET["ANY_ENEMY_CAMP"]
+T_ANY_ENEMY_CARD = TARGET["ANY_ENEMY_CARD"]
+T_ANY_ENEMY_PERSON = TARGET["ANY_ENEMY_PERSON"]
+T_OWN_CAMP = TARGET["OWN_CAMP"]
+T_OWN_CARD = TARGET["OWN_CARD"]
+T_OWN_DAMAGED_CARD = TARGET["OWN_DAMAGED_CARD"]
+T_OWN_DAMAGED_PERSON = TARGET["OWN_DAMAGED_PERSON"]
+T_OWN_PERSON = TARGET["OWN_PERSON"]
+T_SELF = TARGET["SELF"]
+T_UNPROT_DAMAGED_ENEMY_CARD = TARGET["UNPROT_DAMAGED_ENEMY_CARD"]
+T_UNPROT_ENEMY_CAMP = TARGET["UNPROT_ENEMY_CAMP"]
+T_UNPROT_ENEMY_CARD = TARGET["UNPROT_ENEMY_CARD"]
+T_UNPROT_ENEMY_PERSON = TARGET["UNPROT_ENEMY_PERSON"]
+SET_ALL_DAMAGED_ENEMY_PEOPLE = SET["ALL_DAMAGED_ENEMY_PEOPLE"]
+SET_ALL_ENEMY_CAMPS = SET["ALL_ENEMY_CAMPS"]
+SET_ALL_UNPROT_ENEMY_PEOPLE = SET["ALL_UNPROT_ENEMY_PEOPLE"]
+COND_ANY_EVENT_RESOLVED = CONDITION["ANY_EVENT_RESOLVED"]
+COND_ENTERED_THIS_TURN_AT_LEAST_2 = CONDITION["ENTERED_THIS_TURN_AT_LEAST_2"]
+COND_OPPONENT_HAS_EVENT = CONDITION["OPPONENT_HAS_EVENT"]
+COND_OWN_PEOPLE_AT_MOST_1 = CONDITION["OWN_PEOPLE_AT_MOST_1"]
+COND_OWN_PUNK = CONDITION["OWN_PUNK"]
+COND_OWN_RAIDERS_RESOLVED = CONDITION["OWN_RAIDERS_RESOLVED"]
+COND_PREVIOUS_HIT_CAMP = CONDITION["PREVIOUS_HIT_CAMP"]
+
+# ---- sizes and codes ------------------------------------------------------------------------
+N_PLAYERS = 2
+COLS = 3
+DEPTH = 3  # entities per column: the camp and at most 2 people (RAD-B2)
+MAX_FRAMES = 10
+STEP_CAP = 20000  # sub-decisions; a game past it is truncated (no RAD rule: engine safety)
+MAX_REARRANGE = 6  # High Ground moves before the rearrangement ends by itself
+
+EMPTY, CAMP, PERSON = 0, 1, 2
+PHASE_DRAFT, PHASE_ACTIONS, PHASE_DECISION, PHASE_OVER = range(4)
+PHASE_NAMES = ("draft", "actions", "decision", "over")
+INTERNAL = -1  # fr_prog of a frame that runs one internal op
+# internal ops, numbered after the table ops
+I_PLAY = len(OP)  # arg = person type: the Play-a-person action (RAD-A1, RAD-A2)
+I_USE = I_PLAY + 1  # arg = uid: choose one of its abilities, pay, run it
+I_DESTROY_UID = I_PLAY + 2  # arg = uid
+I_DAMAGE_UID = I_PLAY + 3  # arg = uid
+I_RESOLVE_EVENT = I_PLAY + 4  # arg = deck type or RAIDERS: run it, then discard / return it
+# after-frame actions
+FIN_NONE, FIN_DISCARD, FIN_RAIDERS = 0, 1, 2
+VERA_PER_TURN, VERA_PER_CARD = 0, 1
+ZETO_PLACED, ZETO_RESOLVED = 0, 1
+
+# ---- action layout (docs/radlands.md) -------------------------------------------------------
+A_KEEP = 0
+A_PLAY_PERSON = A_KEEP + 6
+A_PLAY_EVENT = A_PLAY_PERSON + N_PT
+A_JUNK = A_PLAY_EVENT + N_ET
+A_JUNK_SILO = A_JUNK + N_DT
+A_TAKE_SILO = A_JUNK_SILO + 1
+A_DRAW = A_TAKE_SILO + 1
+A_USE = A_DRAW + 1  # + (c * 3 + i) * 3 + k
+A_END_TURN = A_USE + COLS * DEPTH * 3
+A_TARGET = A_END_TURN + 1  # + (side * 3 + c) * 3 + i, side 0 = the decider's own
+A_PLACE = A_TARGET + 2 * COLS * DEPTH  # + c * 3 + i
+A_CHOOSE = A_PLACE + COLS * DEPTH  # + k
+A_SELECT_HAND = A_CHOOSE + 4  # + deck type
+A_SELECT_COLUMN = A_SELECT_HAND + N_DT  # + side * 3 + c
+A_SELECT_EVENT = A_SELECT_COLUMN + 2 * COLS  # + side * 3 + slot
+A_SKIP = A_SELECT_EVENT + 2 * 3
+NUM_ACTIONS = A_SKIP + 1
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64, (1,)),
+        ("num_players", np.int8),
+        ("phase", np.int8),
+        ("current_player", np.int8),  # the decider: the agent to act
+        ("turn_player", np.int8),
+        ("first_player", np.int8),
+        ("terminated", np.int8),
+        ("truncated", np.int8),
+        ("winner", np.int8),  # -1: none / draw
+        ("step_count", np.int32),
+        ("turn_count", np.int32),
+        ("score", np.int16, (N_PLAYERS,)),  # undestroyed camps at the end
+        # options
+        ("opt_raiders_slot", np.int8),
+        ("opt_vera", np.int8),
+        ("opt_zeto", np.int8),
+        # draft
+        ("offer", np.int8, (N_PLAYERS, 6)),
+        ("kept", np.int8, (N_PLAYERS, 6)),  # 1 once that offered camp is kept
+        ("kept_n", np.int8, (N_PLAYERS,)),
+        # board
+        ("camp", np.int8, (N_PLAYERS, COLS)),
+        ("camp_state", np.int8, (N_PLAYERS, COLS)),  # 0 intact, 1 damaged, 2 destroyed
+        ("camp_used", np.int8, (N_PLAYERS, COLS)),
+        ("col_len", np.int8, (N_PLAYERS, COLS)),
+        ("ent_kind", np.int8, (N_PLAYERS, COLS, DEPTH)),
+        ("ent_type", np.int8, (N_PLAYERS, COLS, DEPTH)),  # person deck type
+        ("ent_uid", np.int16, (N_PLAYERS, COLS, DEPTH)),
+        ("ent_damaged", np.int8, (N_PLAYERS, COLS, DEPTH)),
+        ("ent_punk", np.int8, (N_PLAYERS, COLS, DEPTH)),
+        ("ent_not_ready", np.int8, (N_PLAYERS, COLS, DEPTH)),
+        ("ent_used_once", np.int8, (N_PLAYERS, COLS, DEPTH)),  # Vera, per-card reading
+        ("next_uid", np.int16),
+        ("juggernaut_moves", np.int8, (N_PLAYERS,)),
+        # cards
+        ("hand", np.int8, (N_PLAYERS, N_DT)),
+        ("silo_in_hand", np.int8, (N_PLAYERS,)),
+        ("deck", np.int8, (DECK_SIZE,)),  # top = deck[deck_n - 1]
+        ("deck_n", np.int8),
+        ("discard", np.int8, (DECK_SIZE,)),
+        ("discard_n", np.int8),
+        ("reshuffled", np.int8),
+        ("queue", np.int8, (N_PLAYERS, 3)),  # deck type, RAIDERS or -1; index 0 = slot 1
+        # turn
+        ("water", np.int16),
+        ("first_turn_done", np.int8),
+        ("entered_this_turn", np.int8, (N_PLAYERS,)),
+        ("event_resolved", np.int8),
+        ("raiders_resolved", np.int8, (N_PLAYERS,)),
+        ("high_ground", np.int8, (N_PLAYERS,)),
+        ("zeto_used", np.int8),
+        ("vera_used", np.int8),
+        ("in_events_phase", np.int8),
+        # VM
+        ("depth", np.int8),
+        ("fr_prog", np.int16, (MAX_FRAMES,)),
+        ("fr_pc", np.int8, (MAX_FRAMES,)),
+        ("fr_end", np.int8, (MAX_FRAMES,)),
+        ("fr_stage", np.int8, (MAX_FRAMES,)),
+        ("fr_owner", np.int8, (MAX_FRAMES,)),
+        ("fr_src", np.int16, (MAX_FRAMES,)),
+        ("fr_that", np.int16, (MAX_FRAMES,)),
+        ("fr_flags", np.int8, (MAX_FRAMES,)),  # 1: previous step happened, 2: it hit a camp
+        ("fr_op", np.int8, (MAX_FRAMES,)),
+        ("fr_arg", np.int16, (MAX_FRAMES,)),
+        ("fr_aux", np.int16, (MAX_FRAMES,)),
+        ("fr_fin", np.int8, (MAX_FRAMES,)),
+        ("fr_fin_arg", np.int8, (MAX_FRAMES,)),
+        ("lift_type", np.int8),  # High Ground: the person being moved
+        ("lift_uid", np.int16),
+        ("lift_damaged", np.int8),
+        ("lift_punk", np.int8),
+        ("lift_not_ready", np.int8),
+        ("lift_used_once", np.int8),
+        ("revealed", np.int8, (4,)),  # cards just drawn or milled, for keep/discard choices
+        ("revealed_n", np.int8),
+        ("pend_mask", np.int8, (NUM_ACTIONS,)),
+    ]
+)
+
+
+# ---- board helpers --------------------------------------------------------------------------
+@kernel
+def _people_count(s, p):
+    n = 0
+    for c in range(COLS):
+        n += s.col_len[p, c] - 1
+    return n
+
+
+@kernel
+def _find_uid(s, uid):
+    """Position of the card ``uid`` as p * 9 + c * 3 + i, or -1 when it left play."""
+    if uid <= 0:
+        return -1
+    for p in range(N_PLAYERS):
+        for c in range(COLS):
+            for i in range(s.col_len[p, c]):
+                if s.ent_uid[p, c, i] == uid:
+                    return p * 9 + c * 3 + i
+    return -1
+
+
+@kernel
+def _camp_index(s, p, c):
+    for i in range(s.col_len[p, c]):
+        if s.ent_kind[p, c, i] == CAMP:
+            return i
+    return 0
+
+
+@kernel
+def _trait_person_active(s, p, person_type):
+    """True while player p has an undamaged, face-up ``person_type`` in play (RAD-K4)."""
+    for c in range(COLS):
+        for i in range(s.col_len[p, c]):
+            if (
+                s.ent_kind[p, c, i] == PERSON
+                and s.ent_punk[p, c, i] == 0
+                and s.ent_type[p, c, i] == person_type
+                and s.ent_damaged[p, c, i] == 0
+            ):
+                return True
+    return False
+
+
+@kernel
+def _unprotected(s, viewer, p, c, i):
+    # RAD-B3: nothing of the owner's in front of it; High Ground lifts it for its owner.
+    if i == s.col_len[p, c] - 1:
+        return True
+    return viewer != p and s.high_ground[viewer] == 1
+
+
+@kernel
+def _remove_entity(s, p, c, i):
+    # RAD-A1: whatever stood in front slides back toward the camp.
+    n = s.col_len[p, c]
+    for j in range(i, n - 1):
+        s.ent_kind[p, c, j] = s.ent_kind[p, c, j + 1]
+        s.ent_type[p, c, j] = s.ent_type[p, c, j + 1]
+        s.ent_uid[p, c, j] = s.ent_uid[p, c, j + 1]
+        s.ent_damaged[p, c, j] = s.ent_damaged[p, c, j + 1]
+        s.ent_punk[p, c, j] = s.ent_punk[p, c, j + 1]
+        s.ent_not_ready[p, c, j] = s.ent_not_ready[p, c, j + 1]
+        s.ent_used_once[p, c, j] = s.ent_used_once[p, c, j + 1]
+    j = n - 1
+    s.ent_kind[p, c, j] = EMPTY
+    s.ent_type[p, c, j] = -1
+    s.ent_uid[p, c, j] = 0
+    s.ent_damaged[p, c, j] = 0
+    s.ent_punk[p, c, j] = 0
+    s.ent_not_ready[p, c, j] = 0
+    s.ent_used_once[p, c, j] = 0
+    s.col_len[p, c] = n - 1
+
+
+@kernel
+def _open_slot(s, p, c, i):
+    # Move entities at index >= i one place forward to free index i.
+    n = s.col_len[p, c]
+    for j in range(n, i, -1):
+        s.ent_kind[p, c, j] = s.ent_kind[p, c, j - 1]
+        s.ent_type[p, c, j] = s.ent_type[p, c, j - 1]
+        s.ent_uid[p, c, j] = s.ent_uid[p, c, j - 1]
+        s.ent_damaged[p, c, j] = s.ent_damaged[p, c, j - 1]
+        s.ent_punk[p, c, j] = s.ent_punk[p, c, j - 1]
+        s.ent_not_ready[p, c, j] = s.ent_not_ready[p, c, j - 1]
+        s.ent_used_once[p, c, j] = s.ent_used_once[p, c, j - 1]
+    s.col_len[p, c] = n + 1
+
+
+@kernel
+def _can_place_at(s, p, c, i):
+    """RAD-A1/A2: column c has room and index i is a legal insertion point."""
+    n = s.col_len[p, c]
+    if n >= DEPTH or i > n:
+        return False
+    # nobody stands behind a camp that is at the back of its column
+    return not (i == 0 and s.ent_kind[p, c, 0] == CAMP)
+
+
+@kernel
+def _board_full(s, p):
+    return _people_count(s, p) >= COLS * (DEPTH - 1)
+
+
+@kernel
+def _new_uid(s):
+    uid = s.next_uid
+    s.next_uid = 7 if uid >= 30000 else uid + 1
+    return uid
+
+
+@kernel
+def _discard_card(s, t):
+    s.discard[s.discard_n] = t
+    s.discard_n += 1
+
+
+@kernel
+def _end_game(s, winner):
+    s.terminated = 1
+    s.winner = winner
+    s.phase = PHASE_OVER
+    s.depth = 0
+    for p in range(N_PLAYERS):
+        alive = 0
+        for c in range(COLS):
+            if s.camp_state[p, c] < 2:
+                alive += 1
+        s.score[p] = alive
+
+
+@kernel
+def _check_camps(s):
+    # RAD-E1: a player whose three camps are destroyed has lost, at once.
+    lost0 = s.camp_state[0, 0] == 2 and s.camp_state[0, 1] == 2 and s.camp_state[0, 2] == 2
+    lost1 = s.camp_state[1, 0] == 2 and s.camp_state[1, 1] == 2 and s.camp_state[1, 2] == 2
+    if lost0 and lost1:
+        _end_game(s, -1)
+    elif lost0:
+        _end_game(s, 1)
+    elif lost1:
+        _end_game(s, 0)
+
+
+@kernel
+def _shuffle(words, values, n):
+    for i in range(n - 1, 0, -1):
+        j = randint(words, 0, i + 1)
+        tmp = values[i]
+        values[i] = values[j]
+        values[j] = tmp
+
+
+@kernel
+def _take_top(s):
+    """The top card of the draw deck, or -1 when the game just ended in a draw (RAD-E2)."""
+    if s.deck_n == 0:
+        if s.reshuffled == 1 or s.discard_n == 0:
+            _end_game(s, -1)
+            return -1
+        # RAD-E2: the first time the deck runs out, the discard pile becomes the new deck.
+        for k in range(s.discard_n):
+            s.deck[k] = s.discard[k]
+        s.deck_n = s.discard_n
+        s.discard_n = 0
+        s.reshuffled = 1
+        _shuffle(s.rng, s.deck, s.deck_n)
+    s.deck_n -= 1
+    return s.deck[s.deck_n]
+
+
+@kernel
+def _draw(s, p, n):
+    for _ in range(n):
+        t = _take_top(s)
+        if t < 0:
+            return
+        s.hand[p, t] += 1
+
+
+@kernel
+def _destroy_at(s, p, c, i):
+    """RAD-I1: a person goes to the discard, a punk back on top of the deck, a camp flips."""
+    if s.ent_kind[p, c, i] == CAMP:
+        s.camp_state[p, c] = 2
+        if s.camp[p, c] == C_JUGGERNAUT and i > 0:
+            # a destroyed Juggernaut goes back behind the people of its column
+            uid = s.ent_uid[p, c, i]
+            _remove_entity(s, p, c, i)
+            _open_slot(s, p, c, 0)
+            s.ent_kind[p, c, 0] = CAMP
+            s.ent_type[p, c, 0] = -1
+            s.ent_uid[p, c, 0] = uid
+            s.ent_damaged[p, c, 0] = 0
+            s.ent_punk[p, c, 0] = 0
+            s.ent_not_ready[p, c, 0] = 0
+            s.ent_used_once[p, c, 0] = 0
+        _check_camps(s)
+        return
+    t = s.ent_type[p, c, i]
+    if s.ent_punk[p, c, i] == 1:
+        s.deck[s.deck_n] = t  # RAD-K3: face down back on top of the deck
+        s.deck_n += 1
+    else:
+        _discard_card(s, t)
+    _remove_entity(s, p, c, i)
+
+
+@kernel
+def _hit(s, p, c, i):
+    """RAD-I2: one damage. Returns True when the card hit was a camp."""
+    if s.ent_kind[p, c, i] == CAMP:
+        if s.camp_state[p, c] == 0:
+            s.camp_state[p, c] = 1
+        else:
+            _destroy_at(s, p, c, i)
+        return True
+    if s.ent_punk[p, c, i] == 1 or s.ent_damaged[p, c, i] == 1:
+        _destroy_at(s, p, c, i)  # RAD-K3: any damage destroys a punk
+    else:
+        s.ent_damaged[p, c, i] = 1
+    return False
+
+
+@kernel
+def _target_ok(s, decider, p, c, i, tk, src):
+    """Whether entity (p, c, i) is a legal target of kind ``tk`` for ``decider``."""
+    if i >= s.col_len[p, c]:
+        return False
+    kind = s.ent_kind[p, c, i]
+    enemy = p != decider
+    is_person = kind == PERSON
+    alive_camp = kind == CAMP and s.camp_state[p, c] < 2
+    if tk == T_UNPROT_ENEMY_CARD:
+        return enemy and (is_person or alive_camp) and _unprotected(s, decider, p, c, i)
+    if tk == T_UNPROT_ENEMY_PERSON:
+        return enemy and is_person and _unprotected(s, decider, p, c, i)
+    if tk == T_UNPROT_ENEMY_CAMP:
+        return enemy and alive_camp and _unprotected(s, decider, p, c, i)
+    if tk == T_UNPROT_DAMAGED_ENEMY_CARD:
+        damaged = (is_person and s.ent_damaged[p, c, i] == 1) or (
+            alive_camp and s.camp_state[p, c] == 1
+        )
+        return enemy and damaged and _unprotected(s, decider, p, c, i)
+    if tk == T_ANY_ENEMY_CARD:
+        return enemy and (is_person or alive_camp)
+    if tk == T_ANY_ENEMY_PERSON:
+        return enemy and is_person
+    if tk == T_ANY_ENEMY_CAMP:
+        return enemy and alive_camp
+    if tk == T_OWN_PERSON:
+        return not enemy and is_person
+    if tk == T_OWN_DAMAGED_CARD:
+        # RAD-I3: never the card doing the restoring; Bonfire can never be restored
+        if enemy or s.ent_uid[p, c, i] == src:
+            return False
+        if is_person:
+            return s.ent_damaged[p, c, i] == 1
+        return alive_camp and s.camp_state[p, c] == 1 and s.camp[p, c] != C_BONFIRE
+    if tk == T_OWN_DAMAGED_PERSON:
+        return not enemy and is_person and s.ent_damaged[p, c, i] == 1
+    if tk == T_OWN_CARD:
+        return not enemy and (is_person or alive_camp)
+    if tk == T_OWN_CAMP:
+        return not enemy and alive_camp
+    return False
+
+
+@kernel
+def _fill_targets(s, decider, tk, src, mask):
+    """Mark every legal target in ``mask`` (TARGET actions); returns how many."""
+    count = 0
+    for p in range(N_PLAYERS):
+        side = 0 if p == decider else 1
+        for c in range(COLS):
+            for i in range(s.col_len[p, c]):
+                if _target_ok(s, decider, p, c, i, tk, src):
+                    mask[A_TARGET + (side * 3 + c) * 3 + i] = 1
+                    count += 1
+    return count
+
+
+@kernel
+def _any_target(s, decider, tk, src):
+    for p in range(N_PLAYERS):
+        for c in range(COLS):
+            for i in range(s.col_len[p, c]):
+                if _target_ok(s, decider, p, c, i, tk, src):
+                    return True
+    return False
+
+
+@kernel
+def _decode_target(s, decider, action):
+    """(p, c, i) of a TARGET action, as p * 9 + c * 3 + i."""
+    k = action - A_TARGET
+    side = k // 9
+    p = decider if side == 0 else 1 - decider
+    return p * 9 + (k % 9)
+
+
+# ---- entering play, costs, readiness --------------------------------------------------------
+WAIT, DONE, CONTINUE = 0, 1, 2
+
+
+@kernel
+def _push(s, prog, pc, end, owner, src, op, arg, fin, fin_arg):
+    d = s.depth
+    if d >= MAX_FRAMES:
+        return  # cannot happen with the base cards (deepest nesting is about 6)
+    s.fr_prog[d] = prog
+    s.fr_pc[d] = pc
+    s.fr_end[d] = end
+    s.fr_stage[d] = 0
+    s.fr_owner[d] = owner
+    s.fr_src[d] = src
+    s.fr_that[d] = 0
+    s.fr_flags[d] = 0
+    s.fr_op[d] = op
+    s.fr_arg[d] = arg
+    s.fr_aux[d] = 0
+    s.fr_fin[d] = fin
+    s.fr_fin_arg[d] = fin_arg
+    s.depth = d + 1
+
+
+@kernel
+def _push_program(s, prog, owner, src, fin, fin_arg):
+    if prog >= 0 and LENGTH[prog] > 0:
+        _push(s, prog, 0, LENGTH[prog], owner, src, 0, 0, fin, fin_arg)
+    elif fin == FIN_DISCARD:
+        _discard_card(s, fin_arg)
+
+
+@kernel
+def _push_internal(s, op, arg, owner, src):
+    _push(s, INTERNAL, 0, 1, owner, src, op, arg, FIN_NONE, 0)
+
+
+@kernel
+def _enter_person(s, p, c, i, t, punk):
+    """Put a person into play at (p, c, i) and fire its entry trait (RAD-A1, RAD-A2)."""
+    _open_slot(s, p, c, i)
+    uid = _new_uid(s)
+    s.ent_kind[p, c, i] = PERSON
+    s.ent_type[p, c, i] = t
+    s.ent_uid[p, c, i] = uid
+    s.ent_damaged[p, c, i] = 0
+    s.ent_punk[p, c, i] = punk
+    s.ent_used_once[p, c, i] = 0
+    # RAD-R2: a person enters not ready, unless Karli Blaze's or Rescue Team's trait says so.
+    ready = _trait_person_active(s, p, P_KARLI) or (punk == 0 and t == P_RESCUE_TEAM)
+    s.ent_not_ready[p, c, i] = 0 if ready else 1
+    s.entered_this_turn[p] += 1
+    if punk == 0 and ENTER_PROG[t] >= 0:
+        _push_program(s, ENTER_PROG[t], p, uid, FIN_NONE, 0)
+    return uid
+
+
+@kernel
+def _play_cost(s, p, t, c):
+    cost = PERSON_COST[t]
+    if t == P_HOLDOUT and s.camp_state[p, c] == 2:
+        return 0  # Holdout is free in the column of a destroyed camp of yours
+    if s.camp[p, c] == C_OASIS and s.camp_state[p, c] < 2 and s.col_len[p, c] == 1:
+        cost -= 1  # Oasis: cheaper while its column holds none of your people
+    return max(cost, 0)
+
+
+@kernel
+def _fill_placements(s, p, t, budget, mask):
+    """PLACE actions for a person of type t (t < 0: a punk, free) within ``budget`` water."""
+    count = 0
+    for c in range(COLS):
+        if t >= 0 and _play_cost(s, p, t, c) > budget:
+            continue
+        for i in range(DEPTH):
+            if _can_place_at(s, p, c, i):
+                mask[A_PLACE + c * 3 + i] = 1
+                count += 1
+    return count
+
+
+@kernel
+def _can_play_person(s, p, t, budget):
+    if s.hand[p, t] <= 0:
+        return False
+    if _board_full(s, p):
+        # RAD-A2: only with every column full may a person be destroyed to make room;
+        # the freed column must then be affordable.
+        for c in range(COLS):
+            if _play_cost(s, p, t, c) <= budget:
+                return True
+        return False
+    for c in range(COLS):
+        if s.col_len[p, c] < DEPTH and _play_cost(s, p, t, c) <= budget:
+            return True
+    return False
+
+
+@kernel
+def _ability_prog(s, p, c, i, k):
+    """Program of ability k of own entity (p, c, i), or -1 (Argo's trait adds one, RAD-K4)."""
+    if i >= s.col_len[p, c]:
+        return -1
+    if s.ent_kind[p, c, i] == CAMP:
+        camp = s.camp[p, c]
+        if s.camp_state[p, c] == 2 or k >= CAMP_N_ABILITIES[camp]:
+            return -1
+        return CAMP_PROG[camp, k]
+    t = s.ent_type[p, c, i]
+    own = 0 if s.ent_punk[p, c, i] == 1 else PERSON_N_ABILITIES[t]
+    if k < own:
+        return PERSON_PROG[t, k]
+    if (
+        k == own
+        and (s.ent_punk[p, c, i] == 1 or t != P_ARGO)
+        and _trait_person_active(s, p, P_ARGO)
+    ):
+        return ARGO_PROG
+    return -1
+
+
+@kernel
+def _ability_cost(s, p, c, i, k):
+    if s.ent_kind[p, c, i] == CAMP:
+        camp = s.camp[p, c]
+        cost = CAMP_ABILITY_COST[camp, k]
+        if cost == VARIABLE:
+            return VARIABLE
+        if camp == C_PILLBOX:
+            for cc in range(COLS):
+                if s.camp_state[p, cc] == 2:
+                    cost -= 1
+        elif camp == C_COMMAND_POST:
+            for cc in range(COLS):
+                for ii in range(s.col_len[p, cc]):
+                    if s.ent_punk[p, cc, ii] == 1:
+                        cost -= 1
+        return max(cost, 0)
+    t = s.ent_type[p, c, i]
+    own = 0 if s.ent_punk[p, c, i] == 1 else PERSON_N_ABILITIES[t]
+    if k < own:
+        return PERSON_ABILITY_COST[t, k]
+    return ARGO_COST
+
+
+@kernel
+def _is_ready(s, p, c, i):
+    if s.ent_kind[p, c, i] == CAMP:
+        return s.camp_state[p, c] < 2 and s.camp_used[p, c] == 0  # RAD-R1
+    return s.ent_damaged[p, c, i] == 0 and s.ent_not_ready[p, c, i] == 0  # RAD-R2
+
+
+@kernel
+def _mark_used(s, p, c, i):
+    # RAD-T4: any use marks the card used, even at 0 water; Vera Vosh's trait may keep it ready.
+    if _trait_person_active(s, p, P_VERA):
+        if s.opt_vera == VERA_PER_TURN:
+            if s.vera_used == 0:
+                s.vera_used = 1
+                return
+        elif s.ent_used_once[p, c, i] == 0:
+            s.ent_used_once[p, c, i] = 1
+            return
+    if s.ent_kind[p, c, i] == CAMP:
+        s.camp_used[p, c] = 1
+    else:
+        s.ent_not_ready[p, c, i] = 1
+
+
+# ---- conditions and usability ---------------------------------------------------------------
+@kernel
+def _cond(s, owner, cond, flags):
+    if cond == COND_OWN_PEOPLE_AT_MOST_1:
+        return _people_count(s, owner) <= 1
+    if cond == COND_ENTERED_THIS_TURN_AT_LEAST_2:
+        return s.entered_this_turn[owner] >= 2
+    if cond == COND_ANY_EVENT_RESOLVED:
+        return s.event_resolved == 1
+    if cond == COND_OWN_RAIDERS_RESOLVED:
+        return s.raiders_resolved[owner] == 1
+    if cond == COND_OPPONENT_HAS_EVENT:
+        q = s.queue[1 - owner]
+        return q[0] >= 0 or q[1] >= 0 or q[2] >= 0
+    if cond == COND_OWN_PUNK:
+        for c in range(COLS):
+            for i in range(s.col_len[owner, c]):
+                if s.ent_punk[owner, c, i] == 1:
+                    return True
+        return False
+    if cond == COND_PREVIOUS_HIT_CAMP:
+        return (flags & 2) != 0
+    return (flags & 1) != 0  # PREVIOUS_HAPPENED
+
+
+@kernel
+def _fill_columns(s, decider, destroy_people_only, mask):
+    """SELECT_COLUMN actions for the decider's opponent's columns holding a target."""
+    count = 0
+    p = 1 - decider
+    for c in range(COLS):
+        ok = False
+        for i in range(s.col_len[p, c]):
+            if s.ent_kind[p, c, i] == PERSON:
+                ok = True
+            elif not destroy_people_only and s.camp_state[p, c] < 2:
+                ok = True
+        if ok:
+            mask[A_SELECT_COLUMN + 3 + c] = 1
+            count += 1
+    return count
+
+
+@kernel
+def _fill_events(s, decider, mask):
+    """SELECT_EVENT actions: events that can move one slot forward (Omen Clock)."""
+    count = 0
+    for p in range(N_PLAYERS):
+        side = 0 if p == decider else 1
+        for j in range(3):
+            if s.queue[p, j] >= 0 and (j == 0 or s.queue[p, j - 1] < 0):
+                mask[A_SELECT_EVENT + side * 3 + j] = 1
+                count += 1
+    return count
+
+
+@kernel
+def _fill_own(s, p, want_punk, want_destroyed_camp, mask):
+    """TARGET actions on p's own punks, or on p's destroyed camps."""
+    count = 0
+    for c in range(COLS):
+        for i in range(s.col_len[p, c]):
+            kind = s.ent_kind[p, c, i]
+            ok = (want_punk and kind == PERSON and s.ent_punk[p, c, i] == 1) or (
+                want_destroyed_camp and kind == CAMP and s.camp_state[p, c] == 2
+            )
+            if ok:
+                mask[A_TARGET + c * 3 + i] = 1
+                count += 1
+    return count
+
+
+@kernel
+def _borrow_ok(s, owner, src, p, c, i, k):
+    """Can ``owner`` run ability k of person (p, c, i) with ``src`` as "this card"?"""
+    t = s.ent_type[p, c, i]
+    if s.ent_punk[p, c, i] == 1 or k >= PERSON_N_ABILITIES[t]:
+        return False
+    if PERSON_ABILITY_COST[t, k] == VARIABLE:
+        return False  # no borrowing of Mimic's own borrowing
+    if PERSON_ABILITY_COST[t, k] > s.water:
+        return False
+    return _simple_usable(s, PERSON_PROG[t, k], owner, src)
+
+
+@kernel
+def _fill_borrow(s, owner, src, adrenaline, mask):
+    """TARGET actions for Mimic (adrenaline False) or Adrenaline Lab (True)."""
+    count = 0
+    for p in range(N_PLAYERS):
+        side = 0 if p == owner else 1
+        for c in range(COLS):
+            for i in range(s.col_len[p, c]):
+                if s.ent_kind[p, c, i] != PERSON or s.ent_uid[p, c, i] == src:
+                    continue
+                if adrenaline:
+                    ok = p == owner and s.ent_damaged[p, c, i] == 1
+                elif p == owner:
+                    ok = _is_ready(s, p, c, i)
+                else:
+                    ok = s.ent_damaged[p, c, i] == 0
+                if not ok:
+                    continue
+                user = s.ent_uid[p, c, i] if adrenaline else src
+                for k in range(2):
+                    if _borrow_ok(s, owner, user, p, c, i, k):
+                        mask[A_TARGET + (side * 3 + c) * 3 + i] = 1
+                        count += 1
+                        break
+    return count
+
+
+@kernel
+def _parachute_ok(s, p, t):
+    if s.hand[p, t] <= 0:
+        return False
+    best = 1000
+    for k in range(PERSON_N_ABILITIES[t]):
+        cost = PERSON_ABILITY_COST[t, k]
+        if cost != VARIABLE and cost < best:
+            best = cost
+    if best == 1000:
+        return False
+    return _can_play_person(s, p, t, s.water - best)
+
+
+@kernel
+def _program_usable(s, prog, owner, src):
+    """An ability is usable when its first targeted step has a target (docs/radlands.md)."""
+    op = CODE[prog, 0, 0]
+    if op == OP_MIMIC or op == OP_ADRENALINE:
+        scratch = np.zeros(NUM_ACTIONS, np.int8)
+        return _fill_borrow(s, owner, src, op == OP_ADRENALINE, scratch) > 0
+    if op == OP_PARACHUTE:
+        for t in range(N_PT):
+            if _parachute_ok(s, owner, t):
+                return True
+        return False
+    return _simple_usable(s, prog, owner, src)
+
+
+@kernel
+def _simple_usable(s, prog, owner, src):
+    # The borrowing ops never reach here: borrowed abilities cannot borrow again.
+    n = LENGTH[prog]
+    pc = 0
+    # a compulsory sacrifice anywhere in the program needs a person of yours
+    for j in range(n):
+        if CODE[prog, j, 0] == OP_DESTROY and CODE[prog, j, 1] == T_OWN_PERSON:
+            if _people_count(s, owner) == 0:
+                return False
+    while pc < n:
+        op = CODE[prog, pc, 0]
+        arg = CODE[prog, pc, 1]
+        decider = owner if CODE[prog, pc, 2] == 0 else 1 - owner
+        if op == OP_IF:
+            if not _cond(s, owner, arg, 0):
+                return False
+            pc += 1
+            continue
+        if op == OP_DAMAGE or op == OP_DESTROY:
+            if arg == T_SELF:
+                pc += 1
+                continue
+            return _any_target(s, decider, arg, src)
+        if op == OP_RESTORE:
+            return _any_target(s, owner, arg, src)
+        if op == OP_RESTORE_READY:
+            return _any_target(s, owner, T_OWN_DAMAGED_PERSON, src)
+        if op == OP_AND_OR:
+            a = CODE[prog, pc + 1, 1]
+            b = CODE[prog, pc + 2, 1]
+            return _any_target(s, owner, a, src) or _any_target(s, owner, b, src)
+        if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
+            scratch = np.zeros(NUM_ACTIONS, np.int8)
+            return _fill_columns(s, owner, op == OP_COLUMN_DESTROY_PEOPLE, scratch) > 0
+        if op == OP_REBUILD:
+            pos = _find_uid(s, src)
+            if pos < 0 or s.camp_state[owner, (pos % 9) // 3] != 0:
+                return False  # only while Construction Yard is undamaged
+            for c in range(COLS):
+                if s.camp_state[owner, c] == 2:
+                    return True
+            return False
+        if op == OP_FLIP_PUNK:
+            return _cond(s, owner, COND_OWN_PUNK, 0)
+        if op == OP_ADVANCE_EVENT:
+            scratch = np.zeros(NUM_ACTIONS, np.int8)
+            return _fill_events(s, owner, scratch) > 0
+        if op == OP_WAREHOUSE or op == OP_DISCARD_HAND:
+            for t in range(N_DT):
+                if s.hand[owner, t] > 0:
+                    return True
+            return op == OP_DISCARD_HAND
+        return True
+    return True
+
+
+# ---- the VM ---------------------------------------------------------------------------------
+@kernel
+def _next(s, d):
+    s.fr_pc[d] += 1
+    s.fr_stage[d] = 0
+    s.fr_aux[d] = 0
+
+
+@kernel
+def _wait(s, decider, skip_allowed):
+    if skip_allowed:
+        s.pend_mask[A_SKIP] = 1
+    s.current_player = decider
+    s.phase = PHASE_DECISION
+    return WAIT
+
+
+@kernel
+def _uids_of(s, p_mask, people, camps, only_damaged, unprot_viewer, out):
+    """Collect uids of matching cards (p_mask bit p selects player p) into ``out``."""
+    n = 0
+    for p in range(N_PLAYERS):
+        if (p_mask >> p) & 1 == 0:
+            continue
+        for c in range(COLS):
+            for i in range(s.col_len[p, c]):
+                kind = s.ent_kind[p, c, i]
+                if kind == PERSON and not people:
+                    continue
+                if kind == CAMP and (not camps or s.camp_state[p, c] == 2):
+                    continue
+                if only_damaged and kind == PERSON and s.ent_damaged[p, c, i] == 0:
+                    continue
+                if unprot_viewer >= 0 and not _unprotected(s, unprot_viewer, p, c, i):
+                    continue
+                out[n] = s.ent_uid[p, c, i]
+                n += 1
+    return n
+
+
+@kernel
+def _apply_to_uids(s, uids, n, destroy):
+    for k in range(n):
+        if s.terminated == 1:
+            return
+        pos = _find_uid(s, uids[k])
+        if pos >= 0:
+            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+            if destroy:
+                _destroy_at(s, p, c, i)
+            else:
+                _hit(s, p, c, i)
+
+
+@kernel
+def _raid(s, p):
+    """RAD-I8: put Raiders out, advance them, or resolve them from slot 1."""
+    q = s.queue[p]
+    pos = -1
+    for j in range(3):
+        if q[j] == RAIDERS:
+            pos = j
+    if pos < 0:
+        if _event_goes_off_now(s, p):
+            _push_internal(s, I_RESOLVE_EVENT, RAIDERS, p, 0)
+            return
+        for j in range(s.opt_raiders_slot - 1, 3):
+            if q[j] < 0:
+                q[j] = RAIDERS
+                return
+    elif pos == 0:
+        q[0] = -1
+        _push_internal(s, I_RESOLVE_EVENT, RAIDERS, p, 0)
+    elif q[pos - 1] < 0:
+        q[pos - 1] = RAIDERS
+        q[pos] = -1
+
+
+@kernel
+def _event_goes_off_now(s, p):
+    """Zeto Khan: the first event a player puts out in their turn resolves at once."""
+    if p != s.turn_player or s.zeto_used == 1:
+        return False
+    active = _trait_person_active(s, p, P_ZETO)
+    if s.opt_zeto == ZETO_PLACED:
+        s.zeto_used = 1  # the first event of the turn, boosted or not
+    if active:
+        s.zeto_used = 1
+    return active
+
+
+@kernel
+def _lift(s, p, c, i):
+    s.lift_type = s.ent_type[p, c, i]
+    s.lift_uid = s.ent_uid[p, c, i]
+    s.lift_damaged = s.ent_damaged[p, c, i]
+    s.lift_punk = s.ent_punk[p, c, i]
+    s.lift_not_ready = s.ent_not_ready[p, c, i]
+    s.lift_used_once = s.ent_used_once[p, c, i]
+    _remove_entity(s, p, c, i)
+
+
+@kernel
+def _drop(s, p, c, i):
+    _open_slot(s, p, c, i)
+    s.ent_kind[p, c, i] = PERSON
+    s.ent_type[p, c, i] = s.lift_type
+    s.ent_uid[p, c, i] = s.lift_uid
+    s.ent_damaged[p, c, i] = s.lift_damaged
+    s.ent_punk[p, c, i] = s.lift_punk
+    s.ent_not_ready[p, c, i] = s.lift_not_ready
+    s.ent_used_once[p, c, i] = s.lift_used_once
+    s.lift_uid = 0
+
+
+@kernel
+def _step_possible(s, prog, pc, owner, src):
+    op = CODE[prog, pc, 0]
+    if op == OP_RESTORE or op == OP_DAMAGE:
+        decider = owner if CODE[prog, pc, 2] == 0 else 1 - owner
+        return _any_target(s, decider, CODE[prog, pc, 1], src)
+    return True
+
+
+@kernel
+def _choose_ability(s, d, owner, src, p, c, i):
+    """CHOOSE among the usable abilities of person (p, c, i) borrowed by ``src``; returns the
+    single option when there is exactly one (k), -2 when a choice is pending, -1 if none."""
+    s.pend_mask[:] = 0
+    count = 0
+    last = -1
+    for k in range(2):
+        if _borrow_ok(s, owner, src, p, c, i, k):
+            s.pend_mask[A_CHOOSE + k] = 1
+            count += 1
+            last = k
+    if count <= 1:
+        s.pend_mask[:] = 0
+        return last
+    return -2
+
+
+@kernel
+def _exec(s, d, action):
+    """Run (or resume with ``action``) the op at the top frame ``d``: WAIT, DONE or CONTINUE."""
+    prog = s.fr_prog[d]
+    if prog == INTERNAL:
+        op = s.fr_op[d]
+        arg = s.fr_arg[d]
+        who = 0
+    else:
+        pc = s.fr_pc[d]
+        op = CODE[prog, pc, 0]
+        arg = CODE[prog, pc, 1]
+        who = CODE[prog, pc, 2]
+    owner = s.fr_owner[d]
+    src = s.fr_src[d]
+    decider = owner if who == 0 else 1 - owner
+    stage = s.fr_stage[d]
+    if action < 0:
+        s.pend_mask[:] = 0
+
+    # -- single-target damage / destroy / restore ------------------------------------------
+    if op == OP_DAMAGE or op == OP_DESTROY:
+        if arg == T_SELF:
+            pos = _find_uid(s, src)
+            if pos >= 0:
+                p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+                if op == OP_DAMAGE:
+                    _hit(s, p, c, i)
+                else:
+                    _destroy_at(s, p, c, i)
+            _next(s, d)
+            return DONE
+        if action < 0:
+            if _fill_targets(s, decider, arg, src, s.pend_mask) == 0:
+                s.fr_flags[d] = 0
+                _next(s, d)
+                return DONE
+            return _wait(s, decider, False)
+        pos = _decode_target(s, decider, action)
+        p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+        s.fr_that[d] = s.ent_uid[p, c, i]
+        if op == OP_DAMAGE:
+            camp_hit = _hit(s, p, c, i)
+        else:
+            camp_hit = s.ent_kind[p, c, i] == CAMP
+            _destroy_at(s, p, c, i)
+        s.fr_flags[d] = 3 if camp_hit else 1
+        _next(s, d)
+        return DONE
+
+    if op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
+        tk = T_OWN_DAMAGED_PERSON if op == OP_RESTORE_READY else T_OWN_DAMAGED_CARD
+        if op == OP_RESTORE:
+            tk = arg
+        if action < 0 or (op == OP_RESTORE_MANY and action != A_SKIP):
+            if action >= 0:  # RESTORE_MANY: apply, then offer the next one
+                pos = _decode_target(s, owner, action)
+                p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+                if s.ent_kind[p, c, i] == CAMP:
+                    s.camp_state[p, c] = 0
+                else:
+                    s.ent_damaged[p, c, i] = 0
+                    s.ent_not_ready[p, c, i] = 1
+                s.pend_mask[:] = 0
+            if _fill_targets(s, owner, tk, src, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, True)  # RAD-I3: restoring is optional
+        if action == A_SKIP:
+            _next(s, d)
+            return DONE
+        pos = _decode_target(s, owner, action)
+        p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+        if s.ent_kind[p, c, i] == CAMP:
+            s.camp_state[p, c] = 0
+        else:
+            s.ent_damaged[p, c, i] = 0
+            # RAD-I3: a restored person is not ready (Atomic Garden's is)
+            s.ent_not_ready[p, c, i] = 0 if op == OP_RESTORE_READY else 1
+        s.fr_flags[d] = 1
+        _next(s, d)
+        return DONE
+
+    # -- effects on sets and columns ---------------------------------------------------------
+    if op == OP_DAMAGE_SET or op == OP_DESTROY_SET:
+        uids = np.zeros(2 * COLS * DEPTH, np.int16)
+        enemy = 1 << (1 - owner)
+        if arg == SET_ALL_UNPROT_ENEMY_PEOPLE:
+            n = _uids_of(s, enemy, True, False, False, owner, uids)
+        elif arg == SET_ALL_DAMAGED_ENEMY_PEOPLE:
+            n = _uids_of(s, enemy, True, False, True, -1, uids)
+        elif arg == SET_ALL_ENEMY_CAMPS:
+            n = _uids_of(s, enemy, False, True, False, -1, uids)
+        else:
+            n = _uids_of(s, 3, True, False, False, -1, uids)
+        _next(s, d)
+        _apply_to_uids(s, uids, n, op == OP_DESTROY_SET)
+        return DONE
+
+    if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
+        people_only = op == OP_COLUMN_DESTROY_PEOPLE
+        if action < 0:
+            if _fill_columns(s, owner, people_only, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, False)
+        p = 1 - owner
+        c = (action - A_SELECT_COLUMN) % 3
+        uids = np.zeros(DEPTH, np.int16)
+        n = 0
+        for i in range(s.col_len[p, c]):
+            if s.ent_kind[p, c, i] == PERSON or (not people_only and s.camp_state[p, c] < 2):
+                uids[n] = s.ent_uid[p, c, i]
+                n += 1
+        _next(s, d)
+        _apply_to_uids(s, uids, n, people_only)
+        return DONE
+
+    # -- cards and water ---------------------------------------------------------------------
+    if op == OP_DRAW:
+        _next(s, d)
+        _draw(s, owner, arg)
+        return DONE
+    if op == OP_WATER:
+        s.water += arg
+        _next(s, d)
+        return DONE
+    if op == OP_BOMBARD_DRAW:
+        n = 0
+        for c in range(COLS):
+            if s.camp_state[1 - owner, c] == 2:
+                n += 1
+        _next(s, d)
+        _draw(s, owner, n)
+        return DONE
+    if op == OP_RAID:
+        _next(s, d)
+        _raid(s, owner)
+        return DONE
+    if op == OP_HIGH_GROUND:
+        s.high_ground[owner] = 1
+        _next(s, d)
+        return DONE
+
+    if op == OP_GAIN_PUNK or op == I_PLAY:
+        # stage 0: make room (RAD-A2); stage 1: place. A punk is optional, a play is not.
+        optional = op == OP_GAIN_PUNK
+        t = -1 if optional else arg
+        if action == A_SKIP:
+            _next(s, d)
+            return DONE
+        if stage == 0 and action >= 0:
+            pos = _decode_target(s, owner, action)
+            _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
+            s.fr_stage[d] = 1
+            s.pend_mask[:] = 0
+            stage = 1
+            action = -1
+        if stage == 0:
+            if _board_full(s, owner):
+                if optional:
+                    _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask)
+                else:
+                    for c in range(COLS):
+                        if _play_cost(s, owner, t, c) <= s.water:
+                            for i in range(s.col_len[owner, c]):
+                                if s.ent_kind[owner, c, i] == PERSON:
+                                    s.pend_mask[A_TARGET + c * 3 + i] = 1
+                return _wait(s, owner, optional)
+            s.fr_stage[d] = 1
+            stage = 1
+        if action < 0:
+            budget = s.water if t >= 0 else 0
+            if _fill_placements(s, owner, t, budget, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, optional)
+        c = (action - A_PLACE) // 3
+        i = (action - A_PLACE) % 3
+        _next(s, d)
+        if optional:
+            card = _take_top(s)  # RAD-I6: the deck's top card, unseen
+            if card < 0:
+                return DONE
+            _enter_person(s, owner, c, i, card, 1)
+        else:
+            s.water -= _play_cost(s, owner, t, c)
+            s.hand[owner, t] -= 1
+            _enter_person(s, owner, c, i, t, 0)
+        return DONE
+
+    if op == OP_MILL_JUNK:
+        if action < 0:
+            s.revealed_n = 0
+            for _ in range(arg):
+                card = _take_top(s)
+                if card < 0:
+                    _next(s, d)
+                    return DONE
+                _discard_card(s, card)
+                s.revealed[s.revealed_n] = card
+                s.revealed_n += 1
+            for k in range(s.revealed_n):
+                s.pend_mask[A_CHOOSE + k] = 1
+            return _wait(s, owner, True)
+        _next(s, d)
+        if action != A_SKIP:
+            junk = DECK_TYPE_JUNK[s.revealed[action - A_CHOOSE]]
+            _push_program(s, JUNK_PROG[junk], owner, 0, FIN_NONE, 0)
+        return DONE
+
+    if op == OP_RETURN_TO_HAND:
+        if action < 0:
+            if _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, False)
+        pos = _decode_target(s, owner, action)
+        c, i = (pos % 9) // 3, pos % 3
+        s.hand[owner, s.ent_type[owner, c, i]] += 1  # a punk comes back as a face-up card
+        _remove_entity(s, owner, c, i)
+        _next(s, d)
+        return DONE
+
+    # -- events ------------------------------------------------------------------------------
+    if op == OP_ADVANCE_EVENT:
+        if action < 0:
+            if _fill_events(s, owner, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, False)
+        k = action - A_SELECT_EVENT
+        p = owner if k // 3 == 0 else 1 - owner
+        j = k % 3
+        e = s.queue[p, j]
+        s.queue[p, j] = -1
+        _next(s, d)
+        if j == 0:
+            # leaving slot 1 resolves the event for its owner (subtleties §9)
+            _push_internal(s, I_RESOLVE_EVENT, e, p, 0)
+        else:
+            s.queue[p, j - 1] = e
+        return DONE
+
+    if op == OP_PUSH_BACK:
+        q = s.queue[1 - owner]
+        if action < 0:
+            if (q[0] >= 0 and q[1] < 0) or (q[1] >= 0 and q[2] < 0):
+                s.pend_mask[A_CHOOSE] = 1
+                return _wait(s, owner, True)
+            _next(s, d)
+            return DONE
+        if action == A_CHOOSE:
+            for j in (1, 0):  # slot 2 first, so both can move when slot 3 is free
+                if q[j] >= 0 and q[j + 1] < 0:
+                    q[j + 1] = q[j]
+                    q[j] = -1
+        _next(s, d)
+        return DONE
+
+    if op == I_RESOLVE_EVENT:
+        _next(s, d)
+        s.event_resolved = 1
+        if arg == RAIDERS:
+            s.raiders_resolved[owner] = 1
+            _push_program(s, RAIDERS_PROG, owner, 0, FIN_RAIDERS, 0)
+        else:
+            _push_program(s, EVENT_PROG[arg - FIRST_EVENT], owner, 0, FIN_DISCARD, arg)
+        return DONE
+
+    # -- camps with their own procedures ------------------------------------------------------
+    if op == OP_FLIP_PUNK:
+        if action < 0:
+            if _fill_own(s, owner, True, False, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, False)
+        pos = _decode_target(s, owner, action)
+        c, i = (pos % 9) // 3, pos % 3
+        t = s.ent_type[owner, c, i]
+        _next(s, d)
+        if t < FIRST_EVENT:
+            # a person stays where it is, face up, as if it had just entered play
+            s.ent_punk[owner, c, i] = 0
+            ready = _trait_person_active(s, owner, P_KARLI) or t == P_RESCUE_TEAM
+            s.ent_not_ready[owner, c, i] = 0 if ready else 1
+            s.entered_this_turn[owner] += 1
+            if ENTER_PROG[t] >= 0:
+                _push_program(s, ENTER_PROG[t], owner, s.ent_uid[owner, c, i], FIN_NONE, 0)
+        else:
+            _remove_entity(s, owner, c, i)
+            _discard_card(s, t)
+            s.water += 1
+            _push_internal(s, OP_GAIN_PUNK, 0, owner, 0)
+        return DONE
+
+    if op == OP_REBUILD:
+        if action < 0:
+            if _fill_own(s, owner, False, True, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, owner, False)
+        pos = _decode_target(s, owner, action)
+        c = (pos % 9) // 3
+        s.camp_state[owner, c] = 0
+        s.camp_used[owner, c] = 1  # the rebuilt camp counts as used this turn
+        _next(s, d)
+        here = _find_uid(s, src)
+        if here >= 0:
+            _destroy_at(s, owner, (here % 9) // 3, here % 3)
+        return DONE
+
+    if op == OP_JUGGERNAUT:
+        here = _find_uid(s, src)
+        if stage == 0:
+            if here < 0:
+                _next(s, d)
+                return DONE
+            c, i = (here % 9) // 3, here % 3
+            if s.juggernaut_moves[owner] < 2:
+                s.juggernaut_moves[owner] += 1
+                if i < s.col_len[owner, c] - 1:  # people in the way drop behind it
+                    _lift(s, owner, c, i + 1)
+                    _drop(s, owner, c, i)
+                _next(s, d)
+                return DONE
+            # third move: back to its spot, and the opponent destroys one of their camps
+            s.juggernaut_moves[owner] = 0
+            while i > 0:
+                _lift(s, owner, c, i - 1)
+                _drop(s, owner, c, i)
+                i -= 1
+            s.fr_stage[d] = 1
+            if _fill_targets(s, 1 - owner, T_OWN_CAMP, 0, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, 1 - owner, False)
+        pos = _decode_target(s, 1 - owner, action)
+        _next(s, d)
+        _destroy_at(s, pos // 9, (pos % 9) // 3, pos % 3)
+        return DONE
+
+    if op == OP_MERCENARY:
+        opp = 1 - owner
+        if stage == 0:
+            if action < 0:
+                s.pend_mask[A_CHOOSE] = 1  # destroy one of their own cards
+                cards = 0
+                for t in range(N_DT):
+                    cards += s.hand[opp, t]
+                if cards >= 2:
+                    s.pend_mask[A_CHOOSE + 1] = 1  # or discard 2 (never the Water Silo)
+                return _wait(s, opp, False)
+            s.fr_stage[d] = 1 if action == A_CHOOSE else 2
+            s.pend_mask[:] = 0
+            stage = s.fr_stage[d]
+            action = -1
+        if stage == 1:
+            if action < 0:
+                _fill_targets(s, opp, T_OWN_CARD, 0, s.pend_mask)
+                return _wait(s, opp, False)
+            pos = _decode_target(s, opp, action)
+            _next(s, d)
+            _destroy_at(s, pos // 9, (pos % 9) // 3, pos % 3)
+            return DONE
+        if action >= 0:
+            t = action - A_SELECT_HAND
+            s.hand[opp, t] -= 1
+            _discard_card(s, t)
+            s.fr_aux[d] += 1
+            s.pend_mask[:] = 0
+        if s.fr_aux[d] >= 2:
+            _next(s, d)
+            return DONE
+        for t in range(N_DT):
+            if s.hand[opp, t] > 0:
+                s.pend_mask[A_SELECT_HAND + t] = 1
+        return _wait(s, opp, False)
+
+    if op == OP_OCTAGON:
+        if stage == 0:
+            if action < 0:
+                if _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
+                    _next(s, d)
+                    return DONE
+                return _wait(s, owner, False)
+            pos = _decode_target(s, owner, action)
+            _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
+            s.fr_stage[d] = 1
+            s.pend_mask[:] = 0
+            if _fill_targets(s, 1 - owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
+                _next(s, d)
+                return DONE
+            return _wait(s, 1 - owner, False)
+        pos = _decode_target(s, 1 - owner, action)
+        _next(s, d)
+        _destroy_at(s, 1 - owner, (pos % 9) // 3, pos % 3)
+        return DONE
+
+    if op == OP_FAMINE:
+        # stage 0: the owner keeps one person, stage 1: the opponent does (subtleties §16)
+        while stage < 2:
+            who_keeps = owner if stage == 0 else 1 - owner
+            if action < 0:
+                if _people_count(s, who_keeps) >= 2:
+                    _fill_targets(s, who_keeps, T_OWN_PERSON, 0, s.pend_mask)
+                    return _wait(s, who_keeps, False)
+            else:
+                pos = _decode_target(s, who_keeps, action)
+                keep = s.ent_uid[who_keeps, (pos % 9) // 3, pos % 3]
+                uids = np.zeros(2 * COLS, np.int16)
+                n = _uids_of(s, 1 << who_keeps, True, False, False, -1, uids)
+                for k in range(n):
+                    if uids[k] != keep:
+                        here = _find_uid(s, uids[k])
+                        _destroy_at(s, who_keeps, (here % 9) // 3, here % 3)
+                action = -1
+                s.pend_mask[:] = 0
+            stage += 1
+            s.fr_stage[d] = stage
+        _next(s, d)
+        return DONE
+
+    if op == OP_TRUCE:
+        for p in range(N_PLAYERS):
+            for c in range(COLS):
+                for i in range(s.col_len[p, c] - 1, -1, -1):
+                    if s.ent_kind[p, c, i] == PERSON:
+                        s.hand[p, s.ent_type[p, c, i]] += 1
+                        _remove_entity(s, p, c, i)
+        _next(s, d)
+        return DONE
+
+    if op == OP_REARRANGE:
+        # stage 0: pick a person of yours (or SKIP to stop); stage 1: where it goes
+        if action == A_SKIP:
+            _next(s, d)
+            return DONE
+        if stage == 1 and action >= 0:
+            _drop(s, owner, (action - A_PLACE) // 3, (action - A_PLACE) % 3)
+            s.fr_aux[d] += 1
+            s.fr_stage[d] = 0
+            stage = 0
+            action = -1
+            s.pend_mask[:] = 0
+        if stage == 0:
+            if action < 0:
+                if s.fr_aux[d] >= MAX_REARRANGE:
+                    _next(s, d)
+                    return DONE
+                if _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
+                    _next(s, d)
+                    return DONE
+                return _wait(s, owner, True)
+            pos = _decode_target(s, owner, action)
+            _lift(s, owner, (pos % 9) // 3, pos % 3)
+            s.fr_stage[d] = 1
+            s.pend_mask[:] = 0
+        _fill_placements(s, owner, -1, 0, s.pend_mask)
+        return _wait(s, owner, False)
+
+    # -- choices -------------------------------------------------------------------------------
+    if op == OP_CHOOSE:
+        pc = s.fr_pc[d]
+        if action < 0:
+            count = 0
+            for k in range(arg):
+                if _step_possible(s, prog, pc + 1 + k, owner, src):
+                    s.pend_mask[A_CHOOSE + k] = 1
+                    count += 1
+            if count == 0:
+                s.fr_pc[d] = pc + 1 + arg
+                return DONE
+            return _wait(s, owner, False)
+        k = action - A_CHOOSE
+        s.fr_pc[d] = pc + 1 + arg
+        s.fr_stage[d] = 0
+        _push(s, prog, pc + 1 + k, pc + 2 + k, owner, src, 0, 0, FIN_NONE, 0)
+        return DONE
+
+    if op == OP_AND_OR:
+        pc = s.fr_pc[d]
+        first = _step_possible(s, prog, pc + 1, owner, src)
+        second = _step_possible(s, prog, pc + 2, owner, src)
+        if action < 0:
+            if first:
+                s.pend_mask[A_CHOOSE] = 1
+            if second:
+                s.pend_mask[A_CHOOSE + 1] = 1
+            if first and second:
+                s.pend_mask[A_CHOOSE + 2] = 1
+            if not (first or second):
+                s.fr_pc[d] = pc + 3
+                return DONE
+            return _wait(s, owner, False)
+        k = action - A_CHOOSE
+        s.fr_pc[d] = pc + 3
+        s.fr_stage[d] = 0
+        if k != 0:  # the second step runs after the first, so it goes on the stack first
+            _push(s, prog, pc + 2, pc + 3, owner, src, 0, 0, FIN_NONE, 0)
+        if k != 1:
+            _push(s, prog, pc + 1, pc + 2, owner, src, 0, 0, FIN_NONE, 0)
+        return DONE
+
+    if op == OP_IF:
+        if _cond(s, owner, arg, s.fr_flags[d]):
+            _next(s, d)
+        else:
+            s.fr_pc[d] += 2
+            s.fr_stage[d] = 0
+        return DONE
+
+    # -- hand choices --------------------------------------------------------------------------
+    if op == OP_DISCARD_HAND or op == OP_WAREHOUSE:
+        if action == A_SKIP:  # Warehouse: stop discarding, draw that many plus one
+            n = s.fr_aux[d] + 1
+            _next(s, d)
+            _draw(s, owner, n)
+            return DONE
+        if action >= 0:
+            t = action - A_SELECT_HAND
+            s.hand[owner, t] -= 1
+            _discard_card(s, t)
+            s.fr_aux[d] += 1
+            s.pend_mask[:] = 0
+        if op == OP_DISCARD_HAND and s.fr_aux[d] >= arg:
+            _next(s, d)
+            return DONE
+        count = 0
+        for t in range(N_DT):
+            if s.hand[owner, t] > 0:
+                s.pend_mask[A_SELECT_HAND + t] = 1
+                count += 1
+        if count == 0:
+            n = s.fr_aux[d] + 1
+            _next(s, d)
+            if op == OP_WAREHOUSE:
+                _draw(s, owner, n)
+            return DONE
+        return _wait(s, owner, op == OP_WAREHOUSE and s.fr_aux[d] >= 1)
+
+    if op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
+        # Interrogate keeps one of the 4 drawn; Supply Depot discards one of the 2 drawn
+        if action < 0:
+            n = arg if op == OP_DRAW_DISCARD else 2
+            s.revealed_n = 0
+            for _ in range(n):
+                card = _take_top(s)
+                if card < 0:
+                    _next(s, d)
+                    return DONE
+                s.hand[owner, card] += 1
+                s.revealed[s.revealed_n] = card
+                s.revealed_n += 1
+            for k in range(s.revealed_n):
+                s.pend_mask[A_CHOOSE + k] = 1
+            return _wait(s, owner, False)
+        chosen = action - A_CHOOSE
+        for k in range(s.revealed_n):
+            drop = k != chosen if op == OP_DRAW_DISCARD else k == chosen
+            if drop:
+                t = s.revealed[k]
+                s.hand[owner, t] -= 1
+                _discard_card(s, t)
+        s.revealed_n = 0
+        _next(s, d)
+        return DONE
+
+    # -- borrowing abilities -------------------------------------------------------------------
+    if op == OP_MIMIC or op == OP_ADRENALINE:
+        adrenaline = op == OP_ADRENALINE
+        if stage == 0:
+            if action < 0:
+                if _fill_borrow(s, owner, src, adrenaline, s.pend_mask) == 0:
+                    _next(s, d)
+                    return DONE
+                return _wait(s, owner, False)
+            pos = _decode_target(s, owner, action)
+            s.fr_that[d] = s.ent_uid[pos // 9, (pos % 9) // 3, pos % 3]
+            s.fr_stage[d] = 1
+            stage = 1
+            action = -1
+        if stage == 1:
+            pos = _find_uid(s, s.fr_that[d])
+            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+            user = s.fr_that[d] if adrenaline else src
+            if action < 0:
+                k = _choose_ability(s, d, owner, user, p, c, i)
+                if k == -2:
+                    return _wait(s, owner, False)
+            else:
+                k = action - A_CHOOSE
+            t = s.ent_type[p, c, i]
+            s.fr_stage[d] = 2
+            if k >= 0:
+                s.water -= PERSON_ABILITY_COST[t, k]
+                _push_program(s, PERSON_PROG[t, k], owner, user, FIN_NONE, 0)
+            return CONTINUE
+        # stage 2: after the borrowed ability, Adrenaline Lab destroys the person
+        if adrenaline:
+            here = _find_uid(s, s.fr_that[d])
+            if here >= 0:
+                _destroy_at(s, here // 9, (here % 9) // 3, here % 3)
+        _next(s, d)
+        return DONE
+
+    if op == OP_PARACHUTE:
+        # stage 0: pick the person; 1: make room; 2: place; 3: pick its ability; 4: damage it
+        if stage == 0:
+            if action < 0:
+                count = 0
+                for t in range(N_PT):
+                    if _parachute_ok(s, owner, t):
+                        s.pend_mask[A_SELECT_HAND + t] = 1
+                        count += 1
+                if count == 0:
+                    _next(s, d)
+                    return DONE
+                return _wait(s, owner, False)
+            s.fr_aux[d] = action - A_SELECT_HAND
+            s.fr_stage[d] = 1
+            stage = 1
+            action = -1
+            s.pend_mask[:] = 0
+        t = s.fr_aux[d]
+        if stage == 1:
+            if action >= 0:
+                pos = _decode_target(s, owner, action)
+                _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
+                action = -1
+                s.pend_mask[:] = 0
+            elif _board_full(s, owner):
+                _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask)
+                return _wait(s, owner, False)
+            s.fr_stage[d] = 2
+            stage = 2
+        if stage == 2:
+            if action < 0:
+                if _fill_placements(s, owner, t, s.water, s.pend_mask) == 0:
+                    _next(s, d)
+                    return DONE
+                return _wait(s, owner, False)
+            c = (action - A_PLACE) // 3
+            i = (action - A_PLACE) % 3
+            s.water -= _play_cost(s, owner, t, c)
+            s.hand[owner, t] -= 1
+            s.fr_stage[d] = 3
+            s.fr_that[d] = _enter_person(s, owner, c, i, t, 0)
+            return CONTINUE
+        if stage == 3:
+            pos = _find_uid(s, s.fr_that[d])
+            if pos < 0:
+                _next(s, d)
+                return DONE
+            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+            if action < 0:
+                k = _choose_ability(s, d, owner, s.fr_that[d], p, c, i)
+                if k == -2:
+                    return _wait(s, owner, False)
+            else:
+                k = action - A_CHOOSE
+            s.fr_stage[d] = 4
+            if k >= 0:
+                s.water -= PERSON_ABILITY_COST[t, k]
+                _push_program(s, PERSON_PROG[t, k], owner, s.fr_that[d], FIN_NONE, 0)
+            return CONTINUE
+        here = _find_uid(s, s.fr_that[d])
+        _next(s, d)
+        if here >= 0:
+            _hit(s, here // 9, (here % 9) // 3, here % 3)
+        return DONE
+
+    _next(s, d)  # an op with nothing to do
+    return DONE
+
+
+@kernel
+def _pop(s):
+    d = s.depth - 1
+    if s.fr_fin[d] == FIN_DISCARD:
+        _discard_card(s, s.fr_fin_arg[d])  # a resolved event goes to the discard pile
+    s.depth = d  # FIN_RAIDERS: Raiders simply return to their owner (not in the queue)
+
+
+@kernel
+def _run(s):
+    """Run the VM until it needs a decision or is empty; then continue the turn."""
+    while s.terminated == 0:
+        if s.depth == 0:
+            if s.in_events_phase == 1:
+                _finish_events_phase(s)
+                if s.depth > 0:
+                    continue
+                return
+            s.phase = PHASE_ACTIONS
+            s.current_player = s.turn_player
+            return
+        d = s.depth - 1
+        if s.fr_pc[d] >= s.fr_end[d]:
+            _pop(s)
+            continue
+        if _exec(s, d, -1) == WAIT:
+            return
+
+
+@kernel
+def _begin_turn(s):
+    # RAD-T1: the event in slot 1 resolves first; the queue then moves up
+    p = s.turn_player
+    s.in_events_phase = 1
+    e = s.queue[p, 0]
+    if e >= 0:
+        s.queue[p, 0] = -1
+        _push_internal(s, I_RESOLVE_EVENT, e, p, 0)
+    _run(s)
+
+
+@kernel
+def _finish_events_phase(s):
+    p = s.turn_player
+    s.in_events_phase = 0
+    q = s.queue[p]
+    for j in range(2):
+        if q[j] < 0:
+            q[j] = q[j + 1]
+            q[j + 1] = -1
+    # RAD-T2: draw, then water (1 on the first player's very first turn)
+    _draw(s, p, 1)
+    if s.terminated == 1:
+        return
+    s.water = 3 if s.first_turn_done == 1 else 1
+    s.first_turn_done = 1
+    s.phase = PHASE_ACTIONS
+    s.current_player = p
+
+
+@kernel
+def _end_turn(s):
+    # RAD-T5 and RAD-R1/R2: water and every this-turn marker go away
+    s.water = 0
+    for p in range(N_PLAYERS):
+        for c in range(COLS):
+            s.camp_used[p, c] = 0
+            for i in range(DEPTH):
+                s.ent_not_ready[p, c, i] = 0
+                s.ent_used_once[p, c, i] = 0
+        s.entered_this_turn[p] = 0
+        s.raiders_resolved[p] = 0
+        s.high_ground[p] = 0
+    s.event_resolved = 0
+    s.zeto_used = 0
+    s.vera_used = 0
+    s.turn_count += 1
+    s.turn_player = 1 - s.turn_player
+    _begin_turn(s)
+
+
+@kernel
+def _finish_draft(s):
+    for p in range(N_PLAYERS):
+        for c in range(COLS):
+            camp = s.camp[p, c]
+            s.col_len[p, c] = 1
+            s.ent_kind[p, c, 0] = CAMP
+            s.ent_uid[p, c, 0] = p * 3 + c + 1
+            s.camp_state[p, c] = 2 if camp == C_OBELISK else 0  # Obelisk: destroyed at start
+    for p in range(N_PLAYERS):  # RAD-S4: draw the camps' draw numbers, player 0 first
+        total = 0
+        for c in range(COLS):
+            total += CAMP_DRAW[s.camp[p, c]]
+        _draw(s, p, total)
+    s.turn_player = s.first_player
+    _begin_turn(s)
+
+
+@kernel
+def init_game(states, g, num_players, key, raiders_slot, vera, zeto, first_game):
+    """A fresh game (RAD-S1…S5) from RNG word ``key``; options as small ints."""
+    s = states[g]
+    s.rng[0] = key
+    s.num_players = 2
+    s.terminated = 0
+    s.truncated = 0
+    s.winner = -1
+    s.step_count = 0
+    s.turn_count = 0
+    s.score[:] = 0
+    s.opt_raiders_slot = raiders_slot
+    s.opt_vera = vera
+    s.opt_zeto = zeto
+    s.kept[:, :] = 0
+    s.kept_n[:] = 0
+    s.camp[:, :] = -1
+    s.camp_state[:, :] = 0
+    s.camp_used[:, :] = 0
+    s.col_len[:, :] = 0
+    s.ent_kind[:, :, :] = EMPTY
+    s.ent_type[:, :, :] = -1
+    s.ent_uid[:, :, :] = 0
+    s.ent_damaged[:, :, :] = 0
+    s.ent_punk[:, :, :] = 0
+    s.ent_not_ready[:, :, :] = 0
+    s.ent_used_once[:, :, :] = 0
+    s.next_uid = 7
+    s.juggernaut_moves[:] = 0
+    s.hand[:, :] = 0
+    s.silo_in_hand[:] = 0
+    s.discard[:] = -1
+    s.discard_n = 0
+    s.reshuffled = 0
+    s.queue[:, :] = -1
+    s.water = 0
+    s.first_turn_done = 0
+    s.entered_this_turn[:] = 0
+    s.event_resolved = 0
+    s.raiders_resolved[:] = 0
+    s.high_ground[:] = 0
+    s.zeto_used = 0
+    s.vera_used = 0
+    s.in_events_phase = 0
+    s.depth = 0
+    s.lift_uid = 0
+    s.revealed[:] = -1
+    s.revealed_n = 0
+    s.pend_mask[:] = 0
+    # 1. camps (RAD-S1, RAD-S3)
+    camps = np.arange(N_CAMPS).astype(np.int8)
+    if first_game:
+        for p in range(N_PLAYERS):
+            for k in range(3):
+                s.offer[p, k] = FIRST_GAME[p, k]
+                s.kept[p, k] = 1
+                s.camp[p, k] = FIRST_GAME[p, k]
+            for k in range(3, 6):
+                s.offer[p, k] = -1
+            s.kept_n[p] = 3
+    else:
+        _shuffle(s.rng, camps, N_CAMPS)
+        for p in range(N_PLAYERS):
+            for k in range(6):
+                s.offer[p, k] = camps[p * 6 + k]
+    # 2. the draw deck (RAD-S2)
+    n = 0
+    for t in range(N_DT):
+        for _ in range(DECK_TYPE_COUNTS[t]):
+            s.deck[n] = t
+            n += 1
+    s.deck_n = n
+    _shuffle(s.rng, s.deck, n)
+    # 3. first player (RAD-S5)
+    s.first_player = randint(s.rng, 0, 2)
+    if first_game:
+        _finish_draft(s)
+    else:
+        s.phase = PHASE_DRAFT
+        s.current_player = 0
+
+
+# ---- legal actions and stepping --------------------------------------------------------------
+@kernel
+def _event_playable(s, p, e):
+    t = FIRST_EVENT + e
+    if s.hand[p, t] <= 0 or EVENT_COST[e] > s.water:
+        return False
+    if EVENT_BOMB[e] == 0 or (s.zeto_used == 0 and _trait_person_active(s, p, P_ZETO)):
+        return True
+    for j in range(EVENT_BOMB[e] - 1, 3):  # RAD-A4: first free slot at or behind its number
+        if s.queue[p, j] < 0:
+            return True
+    return False
+
+
+@kernel
+def legal_mask_into(states, g, mask):
+    s = states[g]
+    mask[:] = 0
+    if s.phase == PHASE_OVER:
+        return
+    if s.phase == PHASE_DECISION:
+        mask[:] = s.pend_mask
+        return
+    p = s.current_player
+    if s.phase == PHASE_DRAFT:
+        for k in range(6):
+            if s.kept[p, k] == 0:
+                mask[A_KEEP + k] = 1
+        return
+    for t in range(N_PT):
+        if _can_play_person(s, p, t, s.water):
+            mask[A_PLAY_PERSON + t] = 1
+    for e in range(N_ET):
+        if _event_playable(s, p, e):
+            mask[A_PLAY_EVENT + e] = 1
+    for t in range(N_DT):
+        if s.hand[p, t] > 0:
+            mask[A_JUNK + t] = 1  # RAD-A5: junking is always allowed
+    if s.silo_in_hand[p] == 1:
+        mask[A_JUNK_SILO] = 1
+    elif s.water >= 1:
+        mask[A_TAKE_SILO] = 1  # RAD-A6
+    if s.water >= 2:
+        mask[A_DRAW] = 1  # RAD-A3
+    for c in range(COLS):
+        for i in range(s.col_len[p, c]):
+            if not _is_ready(s, p, c, i):
+                continue
+            for k in range(3):
+                prog = _ability_prog(s, p, c, i, k)
+                if prog < 0:
+                    continue
+                cost = _ability_cost(s, p, c, i, k)
+                if cost > s.water:
+                    continue
+                if _program_usable(s, prog, p, s.ent_uid[p, c, i]):
+                    mask[A_USE + (c * 3 + i) * 3 + k] = 1
+    mask[A_END_TURN] = 1
+
+
+@kernel
+def apply_action(states, g, action):
+    """Apply a legal action (legality is the caller's job)."""
+    s = states[g]
+    s.step_count += 1
+    if s.phase == PHASE_DRAFT:
+        p = s.current_player
+        s.kept[p, action - A_KEEP] = 1
+        s.camp[p, s.kept_n[p]] = s.offer[p, action - A_KEEP]  # keeping order = column order
+        s.kept_n[p] += 1
+        if s.kept_n[p] == 3:
+            if p == 0:
+                s.current_player = 1
+            else:
+                _finish_draft(s)
+    elif s.phase == PHASE_DECISION:
+        d = s.depth - 1
+        if _exec(s, d, action) != WAIT:
+            _run(s)
+    else:
+        p = s.turn_player
+        if action < A_PLAY_EVENT:
+            _push_internal(s, I_PLAY, action - A_PLAY_PERSON, p, 0)
+            _run(s)
+        elif action < A_JUNK:
+            e = action - A_PLAY_EVENT
+            t = FIRST_EVENT + e
+            s.hand[p, t] -= 1
+            s.water -= EVENT_COST[e]
+            now = _event_goes_off_now(s, p) or EVENT_BOMB[e] == 0
+            if now:
+                if s.opt_zeto == ZETO_RESOLVED and p == s.turn_player:
+                    s.zeto_used = 1  # an event went off at once: Zeto's chance is spent
+                _push_internal(s, I_RESOLVE_EVENT, t, p, 0)
+                _run(s)
+            else:
+                for j in range(EVENT_BOMB[e] - 1, 3):
+                    if s.queue[p, j] < 0:
+                        s.queue[p, j] = t
+                        break
+        elif action < A_JUNK_SILO:
+            t = action - A_JUNK
+            s.hand[p, t] -= 1
+            _discard_card(s, t)
+            _push_program(s, JUNK_PROG[DECK_TYPE_JUNK[t]], p, 0, FIN_NONE, 0)
+            _run(s)
+        elif action == A_JUNK_SILO:
+            s.silo_in_hand[p] = 0  # RAD-A5: the Silo returns to its owner's area
+            s.water += 1
+        elif action == A_TAKE_SILO:
+            s.water -= 1
+            s.silo_in_hand[p] = 1
+        elif action == A_DRAW:
+            s.water -= 2
+            _draw(s, p, 1)
+        elif action < A_END_TURN:
+            k = action - A_USE
+            c, i, a = k // 9, (k // 3) % 3, k % 3
+            cost = _ability_cost(s, p, c, i, a)
+            if cost > 0:
+                s.water -= cost
+            prog = _ability_prog(s, p, c, i, a)
+            uid = s.ent_uid[p, c, i]
+            _mark_used(s, p, c, i)
+            _push_program(s, prog, p, uid, FIN_NONE, 0)
+            _run(s)
+        else:
+            _end_turn(s)
+    if s.terminated == 0 and s.step_count >= STEP_CAP:
+        s.truncated = 1
+        s.phase = PHASE_OVER
+        for p in range(N_PLAYERS):
+            alive = 0
+            for c in range(COLS):
+                if s.camp_state[p, c] < 2:
+                    alive += 1
+            s.score[p] = alive
+
+
+@kernel
+def rewards_into(s, out):
+    """+1 to the winner, -1 to the loser; 0 to both on a draw or truncation."""
+    out[:] = 0.0
+    if s.terminated == 1 and s.winner >= 0:
+        out[s.winner] = 1.0
+        out[1 - s.winner] = -1.0
