@@ -165,6 +165,7 @@ def kernel_step(
     no observation encoding. Shows how much of ``batched_step`` the rules themselves take."""
     spec = envs.get_spec(game)
     seed64 = np.uint64(seed)
+    options = spec.options_code(spec.options)
 
     def make_step(size):
         states = np.zeros(size, dtype=spec.state_dtype)
@@ -175,7 +176,7 @@ def kernel_step(
         truncated = np.zeros(size, dtype=np.bool_)
         final_scores = np.zeros((size, num_players), dtype=np.int32)
         final_lengths = np.zeros(size, dtype=np.int64)
-        spec.reset_batch(states, num_players, seed64, 0, episodes)
+        spec.reset_batch(states, num_players, seed64, 0, episodes, options)
         spec.legal_masks_batch(states, masks)
         words = policy_words(seed, size)
         actions = np.empty(size, dtype=np.int64)
@@ -194,6 +195,7 @@ def kernel_step(
                 episodes,
                 final_scores,
                 final_lengths,
+                options,
             )
 
         return step

@@ -134,8 +134,11 @@ def _shuffle(words, values, n):
 
 
 @kernel
-def init_game(states, g, num_players, key):
-    """Set game ``g`` to a fresh deal (CSR-S1…S7) from the RNG word ``key``."""
+def init_game(states, g, num_players, key, options=0):
+    """Set game ``g`` to a fresh deal (CSR-S1…S7) from the RNG word ``key``.
+
+    Century has no rule options; ``options`` (the packed option bits every game takes) is 0.
+    """
     s = states[g]
     s.rng[0] = key
     s.num_players = num_players
@@ -471,11 +474,11 @@ def rewards_into(s, out):
 
 
 @parallel_kernel
-def reset_batch(states, num_players, seed, first_index, episodes):
+def reset_batch(states, num_players, seed, first_index, episodes, options=0):
     """Reset every game: game ``i`` uses RNG key (seed, first_index + i, episode i)."""
     for i in prange(states.shape[0]):
         key = derive_key(seed, np.uint64(first_index + i), np.uint64(episodes[i] * 2 + STREAM_GAME))
-        init_game(states, i, num_players, key)
+        init_game(states, i, num_players, key, options)
 
 
 @parallel_kernel
@@ -497,6 +500,7 @@ def step_batch(
     episodes,
     final_scores,
     final_lengths,
+    options=0,
 ):
     """Apply one action per game, re-deal finished games in place and refresh the masks.
 
@@ -516,7 +520,7 @@ def step_batch(
             final_lengths[i] = s.step_count
             episodes[i] += 1
             key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
-            init_game(states, i, num_players, key)
+            init_game(states, i, num_players, key, options)
         legal_mask_into(states, i, masks[i])
 
 
@@ -546,6 +550,7 @@ def random_rollout_kernel(
     out_scores,
     out_winner,
     out_trunc,
+    options=0,
 ):
     """Play games ``first_game … first_game+num_games-1`` uniform-randomly, entirely in Numba.
 
@@ -560,9 +565,8 @@ def random_rollout_kernel(
         for k in range(c, num_games, chunks):
             g = first_game + k
             policy[0] = derive_key(seed, np.uint64(g), np.uint64(STREAM_POLICY))
-            init_game(
-                scratch, c, num_players, derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME))
-            )
+            key = derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME))
+            init_game(scratch, c, num_players, key, options)
             s = scratch[c]
             while s.phase != PHASE_OVER:
                 legal_mask_into(scratch, c, mask)

@@ -57,6 +57,7 @@ class MeepleAECEnv(AECEnv):
             )
         self.spec = spec
         self.options = options
+        self._options_code = spec.options_code({**spec.options, **options})
         self.metadata = dict(self.metadata, name=f"meeple_{spec.name}_v0")
         self.render_mode = render_mode
         self.num_players = num_players
@@ -111,7 +112,7 @@ class MeepleAECEnv(AECEnv):
         else:
             self._episode += 1
         key = game_key(self._seed, 0, self._episode)
-        self.spec.init_game(self._states, 0, self.num_players, key)
+        self.spec.init_game(self._states, 0, self.num_players, key, self._options_code)
         self._sync_from_state()
 
     def _sync_from_state(self):

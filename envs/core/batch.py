@@ -54,6 +54,7 @@ class BatchEnv:
         self.batch_size = int(batch_size)
         self.num_players = int(num_players)
         self.options = options
+        self.options_code = spec.options_code({**spec.options, **options})
         self.seed = check_seed(seed)
         b, a = self.batch_size, spec.num_actions
         self.states = np.zeros(b, dtype=spec.state_dtype)
@@ -83,7 +84,9 @@ class BatchEnv:
         if seed is not None:
             self.seed = check_seed(seed)
         self.episodes[:] = 0
-        self.spec.reset_batch(self.states, self.num_players, self.seed, 0, self.episodes)
+        self.spec.reset_batch(
+            self.states, self.num_players, self.seed, 0, self.episodes, self.options_code
+        )
         self.spec.legal_masks_batch(self.states, self.legal_mask)
         self.terminated[:] = False
         self.truncated[:] = False
@@ -130,6 +133,7 @@ class BatchEnv:
             self.episodes,
             self.final_scores,
             self.final_lengths,
+            self.options_code,
         )
         self._observe()
 
@@ -167,11 +171,16 @@ class BatchEnv:
             raise OptionError(f"num_games must be an int, got {type(num_games).__name__}")
         if num_games < 1:
             raise OptionError(f"num_games must be at least 1, got {num_games}")
-        return random_rollout(self.spec, int(num_games), self.num_players, self.seed, threads)
+        return random_rollout(
+            self.spec, int(num_games), self.num_players, self.seed, threads, self.options
+        )
 
 
-def random_rollout(spec: GameSpec, num_games: int, num_players: int, seed, threads=None) -> dict:
+def random_rollout(
+    spec: GameSpec, num_games: int, num_players: int, seed, threads=None, options=None
+) -> dict:
     seed = check_seed(seed)
+    code = spec.options_code({**spec.options, **(options or {})})
     previous = numba.get_num_threads()
     if threads is not None:
         numba.set_num_threads(threads)
@@ -185,7 +194,7 @@ def random_rollout(spec: GameSpec, num_games: int, num_players: int, seed, threa
         winner = np.zeros(num_games, dtype=np.int64)
         truncated = np.zeros(num_games, dtype=np.bool_)
         spec.random_rollout_kernel(
-            scratch, masks, 0, num_games, num_players, seed, length, scores, winner, truncated
+            scratch, masks, 0, num_games, num_players, seed, length, scores, winner, truncated, code
         )
     finally:
         numba.set_num_threads(previous)

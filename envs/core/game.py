@@ -6,16 +6,18 @@ Every game provides one ``GameSpec``. Its state is a NumPy structured dtype; a b
 
 Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 
-- ``init_game(states, g, num_players, key)``: fresh deal from RNG word ``key`` (uint64).
+- ``init_game(states, g, num_players, key, options)``: fresh deal from RNG word ``key``
+  (uint64); ``options`` is the int64 that ``encode_options`` packs the game options into.
 - ``legal_mask_into(states, g, mask)``: int8 0/1 legal actions of the player to act.
 - ``apply_action(states, g, action)``: apply a legal action.
 - ``rewards_into(record, out)``: terminal rewards (float32, length max_players).
-- ``reset_batch(states, num_players, seed, first_index, episodes)`` and
+- ``reset_batch(states, num_players, seed, first_index, episodes, options)`` and
   ``legal_masks_batch(states, masks)``.
 - ``step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed,
-  episodes, final_scores, final_lengths)``: step, auto-reset finished games, refresh masks.
+  episodes, final_scores, final_lengths, options)``: step, auto-reset finished games, refresh
+  masks.
 - ``random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, lengths,
-  scores, winners, truncated)``.
+  scores, winners, truncated, options)``.
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the
   float32 observation of ``player`` (from ``encoders/<game>``).
 
@@ -67,12 +69,20 @@ class GameSpec:
     from_dict: Callable[[dict], np.ndarray]
     # Option name -> default value; ``make(..., **options)`` accepts exactly these.
     options: dict[str, Any] = field(default_factory=dict)
+    # Checks the full option dict and packs it into the int64 the kernels take; raises
+    # OptionError naming a bad value. None: the game has no options (always 0).
+    encode_options: Callable[[dict], int] | None = None
     docs: str = ""
 
     def __post_init__(self):
         missing = [f for f in REQUIRED_FIELDS if f not in self.state_dtype.names]
         if missing:
             raise TypeError(f"{self.name}: state dtype lacks fields {missing}")
+
+    def options_code(self, options: dict) -> np.int64:
+        if self.encode_options is None:
+            return np.int64(0)
+        return np.int64(self.encode_options(options))
 
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)

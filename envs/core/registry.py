@@ -53,6 +53,7 @@ def check_options(spec: GameSpec, options: dict) -> dict:
         raise OptionError(f"{spec.name}: unknown option(s) {unknown}; known options: {known}")
     merged = dict(spec.options)
     merged.update(options)
+    spec.options_code(merged)  # validates the values (OptionError names a bad one)
     return merged
 
 

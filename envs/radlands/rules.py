@@ -15,9 +15,10 @@ to "this card" or "that person" even after columns slide.
 """
 
 import numpy as np
+from numba import prange
 
-from envs.core.jit import kernel
-from envs.core.rng import randint
+from envs.core.jit import kernel, parallel_kernel
+from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint
 from envs.radlands import data as D
 from envs.radlands.effects import CONDITION, OP, SET, TARGET, compile_programs
 
@@ -1844,9 +1845,20 @@ def _finish_draft(s):
     _begin_turn(s)
 
 
+# Option bits of the packed ``options`` integer (envs/radlands/spec.py encodes them).
+OPTION_RAIDERS_SLOT_2 = 1  # Raiders enter slot 2 (the printed card) instead of 3 (RAD-I8)
+OPTION_VERA_PER_CARD = 2  # Vera Vosh: each card's first use stays ready
+OPTION_ZETO_RESOLVED = 4  # Zeto Khan: only an event that went off at once uses up the turn
+OPTION_FIRST_GAME_CAMPS = 8  # RAD-S3's fixed first-game camps, no draft
+
+
 @kernel
-def init_game(states, g, num_players, key, raiders_slot, vera, zeto, first_game):
-    """A fresh game (RAD-S1…S5) from RNG word ``key``; options as small ints."""
+def init_game(states, g, num_players, key, options=0):
+    """A fresh game (RAD-S1…S5) from RNG word ``key`` with the packed ``options`` bits."""
+    raiders_slot = 2 if options & OPTION_RAIDERS_SLOT_2 else 3
+    vera = VERA_PER_CARD if options & OPTION_VERA_PER_CARD else VERA_PER_TURN
+    zeto = ZETO_RESOLVED if options & OPTION_ZETO_RESOLVED else ZETO_PLACED
+    first_game = (options & OPTION_FIRST_GAME_CAMPS) != 0
     s = states[g]
     s.rng[0] = key
     s.num_players = 2
@@ -2073,3 +2085,100 @@ def rewards_into(s, out):
     if s.terminated == 1 and s.winner >= 0:
         out[s.winner] = 1.0
         out[1 - s.winner] = -1.0
+
+
+# ---- batched kernels (same contract as every game, see envs/core/game.py) -------------------
+# Numba cannot cache closures or kernels that take other kernels as arguments, so each game
+# keeps these thin loops next to its own rules.
+
+
+@parallel_kernel
+def reset_batch(states, num_players, seed, first_index, episodes, options=0):
+    for i in prange(states.shape[0]):
+        key = derive_key(seed, np.uint64(first_index + i), np.uint64(episodes[i] * 2 + STREAM_GAME))
+        init_game(states, i, num_players, key, options)
+
+
+@parallel_kernel
+def legal_masks_batch(states, masks):
+    for i in prange(states.shape[0]):
+        legal_mask_into(states, i, masks[i])
+
+
+@parallel_kernel
+def step_batch(
+    states,
+    actions,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    num_players,
+    seed,
+    episodes,
+    final_scores,
+    final_lengths,
+    options=0,
+):
+    for i in prange(states.shape[0]):
+        apply_action(states, i, actions[i])
+        s = states[i]
+        rewards_into(s, rewards[i])
+        terminated[i] = s.terminated == 1
+        truncated[i] = s.truncated == 1
+        if terminated[i] or truncated[i]:
+            for p in range(num_players):
+                final_scores[i, p] = s.score[p]
+            final_lengths[i] = s.step_count
+            episodes[i] += 1
+            key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
+            init_game(states, i, num_players, key, options)
+        legal_mask_into(states, i, masks[i])
+
+
+@kernel
+def _random_legal(mask, words):
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    r = randint(words, 0, count)
+    for a in range(mask.shape[0]):
+        if mask[a] == 1:
+            if r == 0:
+                return a
+            r -= 1
+    return -1
+
+
+@parallel_kernel
+def random_rollout_kernel(
+    scratch,
+    masks,
+    first_game,
+    num_games,
+    num_players,
+    seed,
+    out_len,
+    out_scores,
+    out_winner,
+    out_trunc,
+    options=0,
+):
+    chunks = scratch.shape[0]
+    for c in prange(chunks):
+        policy = np.zeros(1, dtype=np.uint64)
+        mask = masks[c]
+        for k in range(c, num_games, chunks):
+            g = first_game + k
+            policy[0] = derive_key(seed, np.uint64(g), np.uint64(STREAM_POLICY))
+            key = derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME))
+            init_game(scratch, c, num_players, key, options)
+            s = scratch[c]
+            while s.phase != PHASE_OVER:
+                legal_mask_into(scratch, c, mask)
+                apply_action(scratch, c, _random_legal(mask, policy))
+            out_len[k] = s.step_count
+            for p in range(num_players):
+                out_scores[k, p] = s.score[p]
+            out_winner[k] = s.winner
+            out_trunc[k] = s.truncated == 1

@@ -1,0 +1,36 @@
+"""Radlands as a PettingZoo AEC environment (2 players).
+
+===================  ==========================================================================
+Agents               ``player_0``, ``player_1`` (seats); the first player is a coin flip
+Action space         ``Discrete(189)``; the table is in docs/radlands.md (draft keeps, main
+                     actions, then targets, placements, choices, hand picks, columns, events)
+Agent to act         whoever decides: the opponent picks the camp Raiders damage, Scud
+                     Launcher's target, Mercenary Camp and The Octagon choices, Vanguard's
+                     hit-back and their keep in Famine
+Observation          ``{"observation": float32 (see encoders/radlands.py), "action_mask": int8}``
+Rewards              at the end only: +1 winner, -1 loser; 0 to both on a draw (RAD-E2)
+Options              raiders_slot, vera_vosh, zeto_khan, first_game_camps (docs/radlands.md)
+Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+===================  ==========================================================================
+"""
+
+from envs.core import aec
+from envs.radlands.spec import SPEC
+
+
+class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
+    metadata = {**aec.MeepleAECEnv.metadata, "name": "meeple_radlands_v0"}
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
+        from envs.core.registry import check_num_players, check_options
+
+        check_num_players(SPEC, num_players)
+        super().__init__(
+            SPEC, num_players=num_players, render_mode=render_mode, **check_options(SPEC, options)
+        )
+
+
+def env(num_players: int = 2, render_mode: str | None = None, **options):
+    return aec.OrderEnforcingWrapper(
+        raw_env(num_players=num_players, render_mode=render_mode, **options)
+    )

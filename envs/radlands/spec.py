@@ -1,0 +1,72 @@
+"""Radlands' ``GameSpec`` and its options (docs/radlands.md, "Options")."""
+
+from encoders import radlands as encoder
+from envs.core.errors import OptionError
+from envs.core.game import GameSpec
+from envs.radlands import rules, snapshot
+
+OPTIONS = {
+    "raiders_slot": 3,  # RAD-I8: the seed's slot 3; 2 is the printed card
+    "vera_vosh": "first_use_per_turn",
+    "zeto_khan": "first_event_placed",
+    "first_game_camps": False,  # RAD-S3
+    "cult_of_chrome": False,  # RAD-S1: no public card list of those camps was found
+}
+_CHOICES = {
+    "raiders_slot": (3, 2),
+    "vera_vosh": ("first_use_per_turn", "first_use_per_card"),
+    "zeto_khan": ("first_event_placed", "first_event_resolved"),
+    "first_game_camps": (False, True),
+    "cult_of_chrome": (False,),
+}
+
+
+def encode_options(options: dict) -> int:
+    """Validate the options and pack them into the bits ``rules.init_game`` reads."""
+    for name, allowed in _CHOICES.items():
+        value = options[name]
+        if isinstance(value, bool) != isinstance(allowed[0], bool) or value not in allowed:
+            if name == "cult_of_chrome":
+                raise OptionError(
+                    "radlands: cult_of_chrome is not available: no public card list of the "
+                    "Cult of Chrome camps could be found (docs/radlands.md)"
+                )
+            raise OptionError(f"radlands: option {name} must be one of {allowed}, got {value!r}")
+    code = 0
+    if options["raiders_slot"] == 2:
+        code |= rules.OPTION_RAIDERS_SLOT_2
+    if options["vera_vosh"] == "first_use_per_card":
+        code |= rules.OPTION_VERA_PER_CARD
+    if options["zeto_khan"] == "first_event_resolved":
+        code |= rules.OPTION_ZETO_RESOLVED
+    if options["first_game_camps"]:
+        code |= rules.OPTION_FIRST_GAME_CAMPS
+    return code
+
+
+SPEC = GameSpec(
+    name="radlands",
+    min_players=2,
+    max_players=2,
+    num_actions=rules.NUM_ACTIONS,
+    obs_size=encoder.OBS_SIZE,
+    obs_high=encoder.OBS_HIGH,
+    state_dtype=rules.STATE_DTYPE,
+    init_game=rules.init_game,
+    legal_mask_into=rules.legal_mask_into,
+    apply_action=rules.apply_action,
+    rewards_into=rules.rewards_into,
+    reset_batch=rules.reset_batch,
+    legal_masks_batch=rules.legal_masks_batch,
+    step_batch=rules.step_batch,
+    random_rollout_kernel=rules.random_rollout_kernel,
+    encode_into=encoder.encode_into,
+    encode_batch=encoder.encode_batch,
+    action_to_string=snapshot.action_to_string,
+    render=snapshot.render,
+    to_dict=snapshot.to_dict,
+    from_dict=snapshot.from_dict,
+    options=OPTIONS,
+    encode_options=encode_options,
+    docs="docs/radlands.md",
+)
