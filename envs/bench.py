@@ -37,11 +37,15 @@ import numpy as np
 import envs
 from envs.core.sampling import policy_words, random_legal_actions
 
+# Per game: the figures its issue asks for (a missing key has no target).
 TARGETS = {
-    "batched_steps_per_s": 3_000_000,
-    "rollout_games_per_s_max_players": 8_000,
-    "aec_steps_per_s": 50_000,
-    "warm_start_s": 2.0,
+    "century": {
+        "batched_steps_per_s": 3_000_000,
+        "rollout_games_per_s_max_players": 8_000,
+        "aec_steps_per_s": 50_000,
+        "warm_start_s": 2.0,
+    },
+    "radlands": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 }
 # game -> "module:Class" of its slow reference: Class(num_players, seed, index) with
 # legal_actions(), step(action) and is_over.
@@ -405,7 +409,7 @@ def _targets(result: dict, game: str) -> list[dict]:
         "warm_start_s": result["startup"]["warm_start_s"] if result.get("startup") else None,
     }
     rows = []
-    for name, target in TARGETS.items():
+    for name, target in TARGETS.get(game, {}).items():
         value = measured[name]
         if value is None:
             met = None
