@@ -381,6 +381,19 @@ def _end_game(s, winner):
     s.terminated = 1
     s.winner = winner
     s.phase = PHASE_OVER
+    # events cut off mid-resolution still go to the discard, so all 66 cards stay accounted for
+    for d in range(s.depth):
+        if s.fr_fin[d] == FIN_DISCARD:
+            s.discard[s.discard_n] = s.fr_fin_arg[d]
+            s.discard_n += 1
+        elif (
+            s.fr_prog[d] == INTERNAL
+            and s.fr_op[d] == I_RESOLVE_EVENT
+            and s.fr_pc[d] == 0
+            and s.fr_arg[d] < RAIDERS
+        ):
+            s.discard[s.discard_n] = s.fr_arg[d]
+            s.discard_n += 1
     s.depth = 0
     for p in range(N_PLAYERS):
         alive = 0
@@ -756,8 +769,9 @@ def _cond(s, owner, cond, flags):
 
 
 @kernel
-def _fill_columns(s, decider, destroy_people_only, mask):
-    """SELECT_COLUMN actions for the decider's opponent's columns holding a target."""
+def _fill_columns(s, decider, destroy_people_only, mask, write=True):
+    """SELECT_COLUMN actions for the decider's opponent's columns holding a target
+    (``write=False`` only counts them)."""
     count = 0
     p = 1 - decider
     for c in range(COLS):
@@ -768,20 +782,22 @@ def _fill_columns(s, decider, destroy_people_only, mask):
             elif not destroy_people_only and s.camp_state[p, c] < 2:
                 ok = True
         if ok:
-            mask[A_SELECT_COLUMN + 3 + c] = 1
+            if write:
+                mask[A_SELECT_COLUMN + 3 + c] = 1
             count += 1
     return count
 
 
 @kernel
-def _fill_events(s, decider, mask):
+def _fill_events(s, decider, mask, write=True):
     """SELECT_EVENT actions: events that can move one slot forward (Omen Clock)."""
     count = 0
     for p in range(N_PLAYERS):
         side = 0 if p == decider else 1
         for j in range(3):
             if s.queue[p, j] >= 0 and (j == 0 or s.queue[p, j - 1] < 0):
-                mask[A_SELECT_EVENT + side * 3 + j] = 1
+                if write:
+                    mask[A_SELECT_EVENT + side * 3 + j] = 1
                 count += 1
     return count
 
@@ -816,7 +832,7 @@ def _borrow_ok(s, owner, src, p, c, i, k):
 
 
 @kernel
-def _fill_borrow(s, owner, src, adrenaline, mask):
+def _fill_borrow(s, owner, src, adrenaline, mask, write=True):
     """TARGET actions for Mimic (adrenaline False) or Adrenaline Lab (True)."""
     count = 0
     for p in range(N_PLAYERS):
@@ -836,7 +852,8 @@ def _fill_borrow(s, owner, src, adrenaline, mask):
                 user = s.ent_uid[p, c, i] if adrenaline else src
                 for k in range(2):
                     if _borrow_ok(s, owner, user, p, c, i, k):
-                        mask[A_TARGET + (side * 3 + c) * 3 + i] = 1
+                        if write:
+                            mask[A_TARGET + (side * 3 + c) * 3 + i] = 1
                         count += 1
                         break
     return count
@@ -861,8 +878,7 @@ def _program_usable(s, prog, owner, src):
     """An ability is usable when its first targeted step has a target (docs/radlands.md)."""
     op = CODE[prog, 0, 0]
     if op == OP_MIMIC or op == OP_ADRENALINE:
-        scratch = np.zeros(NUM_ACTIONS, np.int8)
-        return _fill_borrow(s, owner, src, op == OP_ADRENALINE, scratch) > 0
+        return _fill_borrow(s, owner, src, op == OP_ADRENALINE, s.pend_mask, False) > 0
     if op == OP_PARACHUTE:
         for t in range(N_PT):
             if _parachute_ok(s, owner, t):
@@ -904,8 +920,7 @@ def _simple_usable(s, prog, owner, src):
             b = CODE[prog, pc + 2, 1]
             return _any_target(s, owner, a, src) or _any_target(s, owner, b, src)
         if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
-            scratch = np.zeros(NUM_ACTIONS, np.int8)
-            return _fill_columns(s, owner, op == OP_COLUMN_DESTROY_PEOPLE, scratch) > 0
+            return _fill_columns(s, owner, op == OP_COLUMN_DESTROY_PEOPLE, s.pend_mask, False) > 0
         if op == OP_REBUILD:
             pos = _find_uid(s, src)
             if pos < 0 or s.camp_state[owner, (pos % 9) // 3] != 0:
@@ -917,8 +932,7 @@ def _simple_usable(s, prog, owner, src):
         if op == OP_FLIP_PUNK:
             return _cond(s, owner, COND_OWN_PUNK, 0)
         if op == OP_ADVANCE_EVENT:
-            scratch = np.zeros(NUM_ACTIONS, np.int8)
-            return _fill_events(s, owner, scratch) > 0
+            return _fill_events(s, owner, s.pend_mask, False) > 0
         if op == OP_WAREHOUSE or op == OP_DISCARD_HAND:
             for t in range(N_DT):
                 if s.hand[owner, t] > 0:
@@ -1901,8 +1915,27 @@ def init_game(states, g, num_players, key, options=0):
     s.zeto_used = 0
     s.vera_used = 0
     s.in_events_phase = 0
+    s.turn_player = 0
     s.depth = 0
+    s.fr_prog[:] = 0
+    s.fr_pc[:] = 0
+    s.fr_end[:] = 0
+    s.fr_stage[:] = 0
+    s.fr_owner[:] = 0
+    s.fr_src[:] = 0
+    s.fr_that[:] = 0
+    s.fr_flags[:] = 0
+    s.fr_op[:] = 0
+    s.fr_arg[:] = 0
+    s.fr_aux[:] = 0
+    s.fr_fin[:] = 0
+    s.fr_fin_arg[:] = 0
+    s.lift_type = 0
     s.lift_uid = 0
+    s.lift_damaged = 0
+    s.lift_punk = 0
+    s.lift_not_ready = 0
+    s.lift_used_once = 0
     s.revealed[:] = -1
     s.revealed_n = 0
     s.pend_mask[:] = 0

@@ -1,0 +1,1578 @@
+"""Radlands snapshots (``to_dict``/``from_dict``), action names and a text board.
+
+A snapshot is a JSON-safe dict that names cards the way the card tables do (``"Railgun"``,
+``"Assassin"``, ``"Banish"``). It round-trips byte for byte:
+``from_dict(to_dict(states, g))[0].tobytes() == states[g].tobytes()``, RNG word included.
+
+Conventions:
+
+- Players are seat indices 0 and 1. Columns, positions, queue slots and offer numbers are
+  1-based in text (``"col 2"``, ``"slot 1"``); lists in the snapshot are plain JSON lists.
+- ``players[p].columns`` holds 3 columns, each a list of entities **back to front** (RAD-B2):
+  a camp ``{"camp", "state", "used", "vera_used"}`` or a person ``{"person", "punk",
+  "damaged", "ready", "uid", "vera_used"}``. A punk's ``person`` is the name of the face-down
+  card (RAD-K3; it may be an event). ``ready`` is false while the person carries a not-ready
+  marker (entered, restored or used this turn, RAD-R2); damage makes a person unready too and
+  is shown separately. ``vera_used`` is Vera Vosh's per-card bookkeeping (option
+  ``first_use_per_card``); the top-level ``vera_used`` is the per-turn reading's.
+- ``deck`` lists the draw deck **top first**; ``discard`` lists the discard pile oldest first
+  (the last entry is its top). ``hand`` is ``{name: count}``. ``queue`` is slots 1..3, each
+  ``null``, an event name or ``"Raiders"`` (RAD-B1).
+- ``draft`` holds each player's offered camps and the ones kept so far, in keeping order
+  (keeping order is column order, RAD-S3). With ``first_game_camps`` the offers are the three
+  fixed camps.
+- ``vm`` is the effect machine: ``frames`` bottom to top (the top frame is running),
+  ``lifted`` (the person High Ground is moving, else ``null``) and ``revealed`` (the cards
+  last drawn or milled for a choice; Scientist's stay listed until the next such step).
+  A frame names its program (``"Sniper ability 1"``, ``"Banish event"``, ``"junk injure"``,
+  ``"Vanguard entering play"``, ``"Raiders"``) or, for the kernel's own steps, ``internal``
+  plus ``arg``; ``pc``/``end`` are step indices into the program, ``then`` says what
+  happens when the frame ends (``"discard Banish"``, ``"return Raiders"`` or ``null``).
+- ``pending`` is ``{"decider": p, "options": [...]}`` in the decision phase, else ``null``.
+  Options use the position-only labels of ``ACTION_LABELS`` (``"target opp col 1 pos 2"``).
+- ``leftovers`` are values the kernel keeps in its arrays but never reads in this position
+  (deck slots above the top, popped frames, the last decision's mask, ...). They carry no
+  game meaning and exist only so the record is rebuilt byte for byte.
+
+``from_dict`` checks every field and the cross-field invariants of a reachable position
+(every one of the 66 deck cards in exactly one place, at most 2 people per column, uids,
+phase and decider, the end of the game) and raises ``SnapshotError`` naming the first
+problem; it never returns a partly filled state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from envs.core.errors import ActionError, SnapshotError
+from envs.radlands import data as D
+from envs.radlands.effects import OPS, TARGETS
+from envs.radlands.rules import (
+    A_CHOOSE,
+    A_DRAW,
+    A_END_TURN,
+    A_JUNK,
+    A_JUNK_SILO,
+    A_KEEP,
+    A_PLACE,
+    A_PLAY_EVENT,
+    A_PLAY_PERSON,
+    A_SELECT_COLUMN,
+    A_SELECT_EVENT,
+    A_SELECT_HAND,
+    A_SKIP,
+    A_TAKE_SILO,
+    A_TARGET,
+    A_USE,
+    CAMP,
+    CAMP_PROG,
+    CODE,
+    COLS,
+    DECK_SIZE,
+    DEPTH,
+    EMPTY,
+    ENTER_PROG,
+    EVENT_PROG,
+    FIN_DISCARD,
+    FIN_NONE,
+    FIN_RAIDERS,
+    FIRST_EVENT,
+    I_PLAY,
+    I_RESOLVE_EVENT,
+    INTERNAL,
+    JUNK_PROG,
+    LENGTH,
+    MAX_FRAMES,
+    N_DT,
+    N_PLAYERS,
+    NUM_ACTIONS,
+    PERSON,
+    PERSON_PROG,
+    PHASE_ACTIONS,
+    PHASE_DECISION,
+    PHASE_DRAFT,
+    PHASE_NAMES,
+    PHASE_OVER,
+    RAIDERS,
+    RAIDERS_PROG,
+    STATE_DTYPE,
+    STEP_CAP,
+    VERA_PER_CARD,
+    VERA_PER_TURN,
+    ZETO_PLACED,
+    ZETO_RESOLVED,
+)
+
+GAME_NAME = "radlands"
+SNAPSHOT_VERSION = 1
+
+TOP_KEYS = (
+    "game",
+    "version",
+    "options",
+    "phase",
+    "current_player",
+    "turn_player",
+    "first_player",
+    "turn_count",
+    "step_count",
+    "terminated",
+    "truncated",
+    "winner",
+    "score",
+    "draft",
+    "players",
+    "deck",
+    "discard",
+    "reshuffled",
+    "water",
+    "first_turn_done",
+    "in_events_phase",
+    "event_resolved",
+    "zeto_used",
+    "vera_used",
+    "next_uid",
+    "vm",
+    "pending",
+    "leftovers",
+    "rng",
+)
+OPTION_KEYS = ("raiders_slot", "vera_vosh", "zeto_khan", "first_game_camps")
+PLAYER_KEYS = (
+    "columns",
+    "hand",
+    "silo_in_hand",
+    "queue",
+    "entered_this_turn",
+    "raiders_resolved",
+    "high_ground",
+    "juggernaut_moves",
+)
+CAMP_KEYS = ("camp", "state", "used", "vera_used")
+PERSON_KEYS = ("person", "punk", "damaged", "ready", "uid", "vera_used")
+DRAFT_KEYS = ("offers", "kept")
+VM_KEYS = ("frames", "lifted", "revealed")
+PENDING_KEYS = ("decider", "options")
+FRAME_COMMON = ("pc", "stage", "owner", "source_uid", "that_uid", "flags", "aux", "then")
+PROGRAM_FRAME_KEYS = ("program", "end") + FRAME_COMMON
+INTERNAL_FRAME_KEYS = ("internal", "arg") + FRAME_COMMON
+LEFTOVER_KEYS = ("deck_tail", "discard_tail", "revealed_tail", "frames_tail", "lift", "mask")
+# the raw frame fields, in the order of a ``leftovers.frames_tail`` row
+FRAME_FIELDS = (
+    "fr_prog",
+    "fr_pc",
+    "fr_end",
+    "fr_stage",
+    "fr_owner",
+    "fr_src",
+    "fr_that",
+    "fr_flags",
+    "fr_op",
+    "fr_arg",
+    "fr_aux",
+    "fr_fin",
+    "fr_fin_arg",
+)
+LIFT_FIELDS = ("lift_type", "lift_damaged", "lift_punk", "lift_not_ready", "lift_used_once")
+# 0/1 fields written as true/false
+FLAG_FIELDS = (
+    "terminated",
+    "truncated",
+    "camp_used",
+    "ent_damaged",
+    "ent_punk",
+    "ent_not_ready",
+    "ent_used_once",
+    "silo_in_hand",
+    "reshuffled",
+    "first_turn_done",
+    "event_resolved",
+    "raiders_resolved",
+    "high_ground",
+    "zeto_used",
+    "vera_used",
+    "in_events_phase",
+)
+
+CAMP_STATES = ("intact", "damaged", "destroyed")
+VERA_READINGS = {VERA_PER_TURN: "first_use_per_turn", VERA_PER_CARD: "first_use_per_card"}
+ZETO_READINGS = {ZETO_PLACED: "first_event_placed", ZETO_RESOLVED: "first_event_resolved"}
+RAIDERS_NAME = "Raiders"
+MAX_UID = 30000  # the kernel's uid counter wraps after this (rules._new_uid)
+FIRST_PERSON_UID = 7  # camps hold uids 1..6
+MAX_STAGE = 7  # the deepest op (Parachute Base) uses stages 0..4
+
+CAMP_NAMES = D.CAMP_NAMES
+CARD_NAMES = D.DECK_TYPE_NAMES  # deck types: people 0..25, events 26..35
+_CAMP_INDEX = {name: i for i, name in enumerate(CAMP_NAMES)}
+_CARD_INDEX = {name: t for t, name in enumerate(CARD_NAMES)}
+assert len(_CAMP_INDEX) == len(CAMP_NAMES) and len(_CARD_INDEX) == len(CARD_NAMES)
+_FIRST_GAME_SETS = (tuple(D.FIRST_GAME_A), tuple(D.FIRST_GAME_B))
+_RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
+_INT16_MAX = int(np.iinfo(np.int16).max)
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def _program_names() -> dict[int, str]:
+    names = {}
+    for t in range(D.N_PERSON_TYPES):
+        for k in range(2):
+            if PERSON_PROG[t, k] >= 0:
+                names[int(PERSON_PROG[t, k])] = f"{D.PERSON_NAMES[t]} ability {k + 1}"
+        if ENTER_PROG[t] >= 0:
+            names[int(ENTER_PROG[t])] = f"{D.PERSON_NAMES[t]} entering play"
+    for c in range(D.N_CAMPS):
+        for k in range(2):
+            if CAMP_PROG[c, k] >= 0:
+                names[int(CAMP_PROG[c, k])] = f"{CAMP_NAMES[c]} ability {k + 1}"
+    for e in range(D.N_EVENT_TYPES):
+        names[int(EVENT_PROG[e])] = f"{D.EVENT_NAMES[e]} event"
+    for j, junk in enumerate(D.JUNK_NAMES):
+        names[int(JUNK_PROG[j])] = f"junk {junk}"
+    names[int(RAIDERS_PROG)] = RAIDERS_NAME
+    return names
+
+
+PROGRAM_NAMES = _program_names()
+_PROGRAM_INDEX = {name: prog for prog, name in PROGRAM_NAMES.items()}
+assert len(_PROGRAM_INDEX) == len(PROGRAM_NAMES)
+# internal frames run one op: a table op (e.g. the punk after Training Camp flips an event) or
+# one of the kernel's own (numbered from I_PLAY on)
+INTERNAL_OPS = tuple(name.lower() for name in OPS) + (
+    "play_person",
+    "use_ability",
+    "destroy_uid",
+    "damage_uid",
+    "resolve_event",
+)
+assert INTERNAL_OPS.index("play_person") == I_PLAY
+assert INTERNAL_OPS.index("resolve_event") == I_RESOLVE_EVENT
+_INTERNAL_INDEX = {name: op for op, name in enumerate(INTERNAL_OPS)}
+_OP = {name: i for i, name in enumerate(OPS)}
+
+
+def _action_labels() -> tuple[str, ...]:
+    """Position-only names of every action; pending options are written with these."""
+    sides = ("own", "opp")
+    labels = [f"keep offer {k + 1}" for k in range(6)]
+    labels += [f"play {name}" for name in D.PERSON_NAMES]
+    labels += [f"play {name}" for name in D.EVENT_NAMES]
+    labels += [f"junk {name}" for name in CARD_NAMES]
+    labels += ["junk Water Silo", "take Water Silo", "draw"]
+    labels += [
+        f"use col {c + 1} pos {i + 1} ability {k + 1}"
+        for c in range(COLS)
+        for i in range(DEPTH)
+        for k in range(3)
+    ]
+    labels.append("end turn")
+    labels += [
+        f"target {sides[side]} col {c + 1} pos {i + 1}"
+        for side in range(2)
+        for c in range(COLS)
+        for i in range(DEPTH)
+    ]
+    labels += [f"place col {c + 1} pos {i + 1}" for c in range(COLS) for i in range(DEPTH)]
+    labels += [f"choose {k + 1}" for k in range(A_SELECT_HAND - A_CHOOSE)]
+    labels += [f"select {name}" for name in CARD_NAMES]
+    labels += [f"select {sides[side]} col {c + 1}" for side in range(2) for c in range(COLS)]
+    labels += [f"select {sides[side]} slot {j + 1}" for side in range(2) for j in range(3)]
+    labels.append("skip")
+    return tuple(labels)
+
+
+ACTION_LABELS = _action_labels()
+assert len(ACTION_LABELS) == NUM_ACTIONS and len(set(ACTION_LABELS)) == NUM_ACTIONS
+_LABEL_INDEX = {label: a for a, label in enumerate(ACTION_LABELS)}
+_DECISION_FIRST = A_TARGET  # decisions use TARGET .. SKIP only
+
+
+# ---- to_dict ---------------------------------------------------------------------------------
+
+
+def _refuse(message: str):
+    raise SnapshotError(f"cannot snapshot: {message}")
+
+
+def _check_representable(s):
+    """Refuse records that the snapshot cannot spell or whose derived fields ``from_dict``
+    would rebuild differently (only a corrupted record fails here)."""
+    if int(s["num_players"]) != N_PLAYERS:
+        _refuse(f"num_players is {int(s['num_players'])}, Radlands is a 2-player game")
+    # sizes and codes first: everything below indexes with them
+    _check_codes(s["phase"], "phase", 0, len(PHASE_NAMES) - 1)
+    _check_codes(s["depth"], "depth", 0, MAX_FRAMES)
+    _check_codes(s["deck_n"], "deck_n", 0, DECK_SIZE)
+    _check_codes(s["discard_n"], "discard_n", 0, DECK_SIZE)
+    _check_codes(s["revealed_n"], "revealed_n", 0, len(s["revealed"]))
+    _check_codes(s["kept_n"], "kept_n", 0, 3)
+    _check_codes(s["col_len"], "col_len", 0, DEPTH)
+    # flags are written as true/false and codes as names: other values have no spelling
+    for name in FLAG_FIELDS:
+        _check_codes(s[name], name, 0, 1)
+    if s["lift_uid"] != 0:
+        for name in LIFT_FIELDS[1:]:
+            _check_codes(s[name], name, 0, 1)
+        _check_codes(s["lift_type"], "lift_type", 0, N_DT - 1)
+    _check_codes(s["pend_mask"], "pend_mask", 0, 1)
+    _check_codes(s["camp_state"], "camp_state", 0, len(CAMP_STATES) - 1)
+    if int(s["opt_vera"]) not in VERA_READINGS or int(s["opt_zeto"]) not in ZETO_READINGS:
+        _refuse("opt_vera or opt_zeto is not a known reading")
+    _check_codes(s["opt_raiders_slot"], "opt_raiders_slot", 2, 3)
+    _check_codes(s["winner"], "winner", -1, N_PLAYERS - 1)
+    _check_codes(s["deck"], "deck", 0, N_DT - 1)
+    _check_codes(s["discard"], "discard", -1, N_DT - 1)
+    _check_codes(s["revealed"], "revealed", -1, N_DT - 1)
+    _check_codes(s["queue"], "queue", -1, RAIDERS)
+    _check_codes(s["offer"], "offer", -1, D.N_CAMPS - 1)
+    _check_codes(s["camp"], "camp", -1, D.N_CAMPS - 1)
+    if s["phase"] != PHASE_OVER and (s["score"] != 0).any():
+        _refuse("a score is set before the game is over")
+    if not s["terminated"] and s["winner"] != -1:
+        _refuse("a winner is set in a game that has not ended")
+    for p in range(N_PLAYERS):
+        _check_draft_fields(s, p)
+        for c in range(COLS):
+            _check_column_fields(s, p, c)
+    for d in range(int(s["depth"])):
+        _check_frame_fields(s, d)
+
+
+def _check_draft_fields(s, p: int):
+    n_kept = int(s["kept_n"][p])
+    kept_camps = [int(x) for x in s["camp"][p, :n_kept]]
+    offer = [int(x) for x in s["offer"][p]]
+    flags = [1 if x >= 0 and x in kept_camps else 0 for x in offer]
+    if flags != [int(x) for x in s["kept"][p]] or (s["camp"][p, n_kept:] != -1).any():
+        _refuse(f"player {p}'s kept flags and camps do not match the kept camps")
+    live = [x for x in offer if x >= 0]
+    if offer != live + [-1] * (6 - len(live)):
+        _refuse(f"player {p}'s offer has a gap")
+
+
+def _check_column_fields(s, p: int, c: int):
+    n = int(s["col_len"][p, c])
+    for i in range(DEPTH):
+        kind = int(s["ent_kind"][p, c, i])
+        uid = int(s["ent_uid"][p, c, i])
+        extras = (
+            int(s["ent_damaged"][p, c, i]),
+            int(s["ent_punk"][p, c, i]),
+            int(s["ent_not_ready"][p, c, i]),
+        )
+        if i >= n:
+            blank = kind == EMPTY and s["ent_type"][p, c, i] == -1 and uid == 0
+            if not blank or any(extras) or s["ent_used_once"][p, c, i]:
+                _refuse(f"the empty place ({p}, {c}, {i}) holds values")
+        elif kind == CAMP:
+            bare = s["ent_type"][p, c, i] == -1 and not any(extras) and s["camp"][p, c] >= 0
+            if not bare or uid != p * COLS + c + 1:
+                _refuse(f"the camp entity ({p}, {c}, {i}) has person fields or a wrong uid")
+        elif kind == PERSON:
+            _check_codes(s["ent_type"][p, c, i], "ent_type", 0, N_DT - 1)
+        else:
+            _refuse(f"entity ({p}, {c}, {i}) has kind {kind}")
+
+
+def _check_frame_fields(s, d: int):
+    prog, op, fin = int(s["fr_prog"][d]), int(s["fr_op"][d]), int(s["fr_fin"][d])
+    _check_codes(fin, "fr_fin", FIN_NONE, FIN_RAIDERS)
+    if prog != INTERNAL and (op != 0 or s["fr_arg"][d] != 0):
+        _refuse(f"program frame {d} has op/arg set")
+    if prog == INTERNAL and (s["fr_end"][d] != 1 or fin != FIN_NONE):
+        _refuse(f"internal frame {d} has end {int(s['fr_end'][d])} or a finish")
+    if fin == FIN_DISCARD:
+        _check_codes(s["fr_fin_arg"][d], "fr_fin_arg", FIRST_EVENT, N_DT - 1)
+    elif s["fr_fin_arg"][d] != 0:
+        _refuse(f"frame {d} has a finishing card but no discard")
+    if prog == INTERNAL and op == I_PLAY:
+        _check_codes(s["fr_arg"][d], "fr_arg", 0, D.N_PERSON_TYPES - 1)
+    elif prog == INTERNAL and op == I_RESOLVE_EVENT:
+        _check_codes(s["fr_arg"][d], "fr_arg", FIRST_EVENT, RAIDERS)
+
+
+def _check_codes(values, name: str, lo: int, hi: int):
+    values = np.asarray(values)
+    if values.size and (values.min() < lo or values.max() > hi):
+        _refuse(f"{name} holds a code outside {lo}..{hi}")
+
+
+def _entity_dict(s, p: int, c: int, i: int) -> dict:
+    if int(s["ent_kind"][p, c, i]) == CAMP:
+        return {
+            "camp": CAMP_NAMES[int(s["camp"][p, c])],
+            "state": CAMP_STATES[int(s["camp_state"][p, c])],
+            "used": bool(s["camp_used"][p, c]),
+            "vera_used": bool(s["ent_used_once"][p, c, i]),
+        }
+    return {
+        "person": CARD_NAMES[int(s["ent_type"][p, c, i])],
+        "punk": bool(s["ent_punk"][p, c, i]),
+        "damaged": bool(s["ent_damaged"][p, c, i]),
+        "ready": not s["ent_not_ready"][p, c, i],
+        "uid": int(s["ent_uid"][p, c, i]),
+        "vera_used": bool(s["ent_used_once"][p, c, i]),
+    }
+
+
+def _queue_name(code: int):
+    if code < 0:
+        return None
+    return RAIDERS_NAME if code == RAIDERS else CARD_NAMES[code]
+
+
+def _then_text(fin: int, fin_arg: int):
+    if fin == FIN_DISCARD:
+        return f"discard {CARD_NAMES[fin_arg]}"
+    if fin == FIN_RAIDERS:
+        return f"return {RAIDERS_NAME}"
+    return None
+
+
+def _frame_dict(s, d: int) -> dict:
+    prog = int(s["fr_prog"][d])
+    common = {
+        "pc": int(s["fr_pc"][d]),
+        "stage": int(s["fr_stage"][d]),
+        "owner": int(s["fr_owner"][d]),
+        "source_uid": int(s["fr_src"][d]),
+        "that_uid": int(s["fr_that"][d]),
+        "flags": int(s["fr_flags"][d]),
+        "aux": int(s["fr_aux"][d]),
+        "then": _then_text(int(s["fr_fin"][d]), int(s["fr_fin_arg"][d])),
+    }
+    if prog != INTERNAL:
+        if prog not in PROGRAM_NAMES:
+            _refuse(f"frame {d} runs program {prog}, which no card owns")
+        return {"program": PROGRAM_NAMES[prog], "end": int(s["fr_end"][d]), **common}
+    op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
+    if not 0 <= op < len(INTERNAL_OPS):
+        _refuse(f"internal frame {d} runs op {op}")
+    if op == I_PLAY:
+        arg_value = CARD_NAMES[arg]
+    elif op == I_RESOLVE_EVENT:
+        arg_value = _queue_name(arg)
+    else:
+        arg_value = arg
+    return {"internal": INTERNAL_OPS[op], "arg": arg_value, **common}
+
+
+def _trim(values: list, default) -> list:
+    while values and values[-1] == default:
+        values.pop()
+    return values
+
+
+def _leftovers(s) -> dict:
+    deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
+    revealed_n, depth = int(s["revealed_n"]), int(s["depth"])
+    frames = [[int(s[f][d]) for f in FRAME_FIELDS] for d in range(depth, MAX_FRAMES)]
+    live_lift = int(s["lift_uid"]) != 0
+    live_mask = int(s["phase"]) == PHASE_DECISION
+    return {
+        "deck_tail": [_queue_name(int(t)) for t in s["deck"][deck_n:]],
+        "discard_tail": _trim([_queue_name(int(t)) for t in s["discard"][discard_n:]], None),
+        "revealed_tail": _trim([_queue_name(int(t)) for t in s["revealed"][revealed_n:]], None),
+        "frames_tail": _trim(frames, [0] * len(FRAME_FIELDS)),
+        "lift": None if live_lift else [int(s[f]) for f in LIFT_FIELDS],
+        "mask": [] if live_mask else [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"])],
+    }
+
+
+def _accounted(s) -> Counter:
+    """Deck cards in a known place: piles, hands, board, queues, the effect stack."""
+    seen = Counter()
+    seen.update(int(t) for t in s["deck"][: int(s["deck_n"])])
+    seen.update(int(t) for t in s["discard"][: int(s["discard_n"])])
+    for p in range(N_PLAYERS):
+        for t in range(N_DT):
+            seen[t] += int(s["hand"][p, t])
+        for c in range(COLS):
+            for i in range(int(s["col_len"][p, c])):
+                if s["ent_kind"][p, c, i] == PERSON:
+                    seen[int(s["ent_type"][p, c, i])] += 1
+        seen.update(int(e) for e in s["queue"][p] if 0 <= e < RAIDERS)
+    if s["lift_uid"] != 0:
+        seen[int(s["lift_type"])] += 1
+    for d in range(int(s["depth"])):
+        if s["fr_fin"][d] == FIN_DISCARD:
+            seen[int(s["fr_fin_arg"][d])] += 1
+        elif _holds_unresolved_event(int(s["fr_prog"][d]), int(s["fr_op"][d]), s["fr_pc"][d]):
+            seen[int(s["fr_arg"][d])] += 1
+    return seen
+
+
+def _holds_unresolved_event(prog, op, pc) -> bool:
+    # an event taken out of hand or queue whose resolve step has not run yet
+    return prog == INTERNAL and op == I_RESOLVE_EVENT and pc == 0
+
+
+def to_dict(states: np.ndarray, g: int) -> dict:
+    """A JSON-safe, readable snapshot of game ``g`` that ``from_dict`` rebuilds exactly."""
+    s = states[g]
+    _check_representable(s)
+    phase = int(s["phase"])
+    players = []
+    for p in range(N_PLAYERS):
+        columns = [
+            [_entity_dict(s, p, c, i) for i in range(int(s["col_len"][p, c]))] for c in range(COLS)
+        ]
+        hand = {CARD_NAMES[t]: int(s["hand"][p, t]) for t in range(N_DT) if s["hand"][p, t]}
+        players.append(
+            {
+                "columns": columns,
+                "hand": hand,
+                "silo_in_hand": bool(s["silo_in_hand"][p]),
+                "queue": [_queue_name(int(q)) for q in s["queue"][p]],
+                "entered_this_turn": int(s["entered_this_turn"][p]),
+                "raiders_resolved": bool(s["raiders_resolved"][p]),
+                "high_ground": bool(s["high_ground"][p]),
+                "juggernaut_moves": int(s["juggernaut_moves"][p]),
+            }
+        )
+    offers = [[CAMP_NAMES[int(x)] for x in s["offer"][p] if x >= 0] for p in range(N_PLAYERS)]
+    kept = [
+        [CAMP_NAMES[int(x)] for x in s["camp"][p, : int(s["kept_n"][p])]] for p in range(N_PLAYERS)
+    ]
+    lifted = None
+    if s["lift_uid"] != 0:
+        lifted = {
+            "person": CARD_NAMES[int(s["lift_type"])],
+            "punk": bool(s["lift_punk"]),
+            "damaged": bool(s["lift_damaged"]),
+            "ready": not s["lift_not_ready"],
+            "uid": int(s["lift_uid"]),
+            "vera_used": bool(s["lift_used_once"]),
+        }
+    pending = None
+    if phase == PHASE_DECISION:
+        pending = {
+            "decider": int(s["current_player"]),
+            "options": [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"])],
+        }
+    deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
+    first_game = bool((s["offer"][:, 3:] < 0).all())
+    return {
+        "game": GAME_NAME,
+        "version": SNAPSHOT_VERSION,
+        "options": {
+            "raiders_slot": int(s["opt_raiders_slot"]),
+            "vera_vosh": VERA_READINGS[int(s["opt_vera"])],
+            "zeto_khan": ZETO_READINGS[int(s["opt_zeto"])],
+            "first_game_camps": first_game,
+        },
+        "phase": PHASE_NAMES[phase],
+        "current_player": int(s["current_player"]),
+        "turn_player": int(s["turn_player"]),
+        "first_player": int(s["first_player"]),
+        "turn_count": int(s["turn_count"]),
+        "step_count": int(s["step_count"]),
+        "terminated": bool(s["terminated"]),
+        "truncated": bool(s["truncated"]),
+        "winner": int(s["winner"]) if s["winner"] >= 0 else None,
+        "score": [int(v) for v in s["score"]] if phase == PHASE_OVER else None,
+        "draft": {"offers": offers, "kept": kept},
+        "players": players,
+        "deck": [CARD_NAMES[int(t)] for t in s["deck"][:deck_n][::-1]],
+        "discard": [CARD_NAMES[int(t)] for t in s["discard"][:discard_n]],
+        "reshuffled": bool(s["reshuffled"]),
+        "water": int(s["water"]),
+        "first_turn_done": bool(s["first_turn_done"]),
+        "in_events_phase": bool(s["in_events_phase"]),
+        "event_resolved": bool(s["event_resolved"]),
+        "zeto_used": bool(s["zeto_used"]),
+        "vera_used": bool(s["vera_used"]),
+        "next_uid": int(s["next_uid"]),
+        "vm": {
+            "frames": [_frame_dict(s, d) for d in range(int(s["depth"]))],
+            "lifted": lifted,
+            "revealed": [CARD_NAMES[int(t)] for t in s["revealed"][: int(s["revealed_n"])]],
+        },
+        "pending": pending,
+        "leftovers": _leftovers(s),
+        "rng": f"0x{int(s['rng'][0]):016x}",
+    }
+
+
+# ---- from_dict: field readers ----------------------------------------------------------------
+
+
+def _fail(path: str, message: str):
+    raise SnapshotError(f"{path}: {message}")
+
+
+def _obj(value, path: str, keys) -> dict:
+    if not isinstance(value, dict):
+        _fail(path, f"expected an object, got {type(value).__name__}")
+    for key in keys:
+        if key not in value:
+            _fail(path, f"missing key {key!r}")
+    for key in value:
+        if key not in keys:
+            _fail(path, f"unknown key {key!r} (expected {', '.join(keys)})")
+    return value
+
+
+def _int(value, path: str, lo: int, hi: int, what: str = "value") -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        _fail(path, f"expected an integer, got {type(value).__name__} {value!r}")
+    value = int(value)
+    if value < lo or value > hi:
+        _fail(path, f"{what} {value} is out of range {lo}..{hi}")
+    return value
+
+
+def _bool(value, path: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        _fail(path, f"expected true or false, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _list(value, path: str, length: int | None = None, most: int | None = None) -> list:
+    if not isinstance(value, list):
+        _fail(path, f"expected a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        _fail(path, f"expected {length} entries, got {len(value)}")
+    if most is not None and len(value) > most:
+        _fail(path, f"expected at most {most} entries, got {len(value)}")
+    return value
+
+
+def _str(value, path: str) -> str:
+    if not isinstance(value, str):
+        _fail(path, f"expected a string, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _player(value, path: str) -> int:
+    return _int(value, path, 0, N_PLAYERS - 1, "player index")
+
+
+def _card(value, path: str) -> int:
+    name = _str(value, path)
+    if name not in _CARD_INDEX:
+        _fail(path, f"unknown card name {name!r}")
+    return _CARD_INDEX[name]
+
+
+def _card_or_none(value, path: str) -> int:
+    return -1 if value is None else _card(value, path)
+
+
+def _camp(value, path: str) -> int:
+    name = _str(value, path)
+    if name not in _CAMP_INDEX:
+        _fail(path, f"unknown camp name {name!r}")
+    return _CAMP_INDEX[name]
+
+
+def _choice(value, path: str, table: dict, what: str) -> int:
+    name = _str(value, path)
+    reverse = {text: code for code, text in table.items()}
+    if name not in reverse:
+        _fail(path, f"unknown {what} {name!r} (expected {', '.join(reverse)})")
+    return reverse[name]
+
+
+def _queue_code(value, path: str) -> int:
+    if value is None:
+        return -1
+    if value == RAIDERS_NAME:
+        return RAIDERS
+    t = _card(value, path)
+    if t < FIRST_EVENT:
+        _fail(path, f"{value!r} is a person; only events and Raiders enter a queue (RAD-B1)")
+    return t
+
+
+def _label(value, path: str) -> int:
+    name = _str(value, path)
+    if name not in _LABEL_INDEX:
+        _fail(path, f"unknown action label {name!r}")
+    return _LABEL_INDEX[name]
+
+
+# ---- from_dict -------------------------------------------------------------------------------
+
+
+def from_dict(snapshot: dict) -> np.ndarray:
+    """Rebuild a 1-game ``STATE_DTYPE`` array from ``snapshot``; raises ``SnapshotError``."""
+    snap = _obj(snapshot, "snapshot", TOP_KEYS)
+    # Filled field by field while reading; returned only once every check has passed.
+    states = np.zeros(1, STATE_DTYPE)
+    s = states[0]
+    _read_header(snap, s)
+    _read_draft(snap, s)
+    _read_players(snap, s)
+    _read_piles(snap, s)
+    _read_vm(snap, s)
+    _read_leftovers(snap, s)
+    _check_cards(snap, s)
+    _check_progress(snap, s)
+    return states
+
+
+def _read_header(snap: dict, s):
+    if snap["game"] != GAME_NAME:
+        _fail("game", f"expected {GAME_NAME!r}, got {snap['game']!r}")
+    version = _int(snap["version"], "version", 0, _INT32_MAX)
+    if version != SNAPSHOT_VERSION:
+        _fail("version", f"unsupported snapshot version {version}, expected {SNAPSHOT_VERSION}")
+    rng = _str(snap["rng"], "rng")
+    if not _RNG_PATTERN.fullmatch(rng):
+        _fail("rng", f"expected a hex word like '0x00000000deadbeef', got {rng!r}")
+    s["rng"][0] = np.uint64(int(rng, 16))
+    s["num_players"] = N_PLAYERS
+    opts = _obj(snap["options"], "options", OPTION_KEYS)
+    slot = _int(opts["raiders_slot"], "options.raiders_slot", 2, 3, "Raiders slot")
+    s["opt_raiders_slot"] = slot  # RAD-I8: 3 (the seed's reading) or 2 (the printed card)
+    s["opt_vera"] = _choice(opts["vera_vosh"], "options.vera_vosh", VERA_READINGS, "reading")
+    s["opt_zeto"] = _choice(opts["zeto_khan"], "options.zeto_khan", ZETO_READINGS, "reading")
+    _bool(opts["first_game_camps"], "options.first_game_camps")
+    name = _str(snap["phase"], "phase")
+    if name not in PHASE_NAMES:
+        _fail("phase", f"unknown phase {name!r} (expected {', '.join(PHASE_NAMES)})")
+    s["phase"] = PHASE_NAMES.index(name)
+    for key in ("current_player", "turn_player", "first_player"):
+        s[key] = _player(snap[key], key)
+    s["turn_count"] = _int(snap["turn_count"], "turn_count", 0, _INT32_MAX)
+    s["step_count"] = _int(snap["step_count"], "step_count", 0, STEP_CAP, "step count")
+    s["terminated"] = _bool(snap["terminated"], "terminated")
+    s["truncated"] = _bool(snap["truncated"], "truncated")
+    s["winner"] = -1 if snap["winner"] is None else _player(snap["winner"], "winner")
+    s["water"] = _int(snap["water"], "water", 0, _INT16_MAX, "water")
+    for key in ("reshuffled", "first_turn_done", "in_events_phase", "event_resolved"):
+        s[key] = _bool(snap[key], key)
+    s["zeto_used"] = _bool(snap["zeto_used"], "zeto_used")
+    s["vera_used"] = _bool(snap["vera_used"], "vera_used")
+    if s["vera_used"] and s["opt_vera"] != VERA_PER_TURN:
+        _fail("vera_used", "only the 'first_use_per_turn' reading of Vera Vosh sets it")
+    s["next_uid"] = _int(snap["next_uid"], "next_uid", FIRST_PERSON_UID, MAX_UID, "next uid")
+
+
+def _read_draft(snap: dict, s):
+    """Offers and kept camps (RAD-S3); fills offer, kept, kept_n and camp."""
+    draft = _obj(snap["draft"], "draft", DRAFT_KEYS)
+    offers = _list(draft["offers"], "draft.offers", N_PLAYERS)
+    kept = _list(draft["kept"], "draft.kept", N_PLAYERS)
+    first_game = snap["options"]["first_game_camps"]
+    offered_anywhere: dict[int, str] = {}
+    s["offer"][:, :] = -1
+    s["camp"][:, :] = -1
+    for p in range(N_PLAYERS):
+        path = f"draft.offers[{p}]"
+        row = [_camp(x, f"{path}[{k}]") for k, x in enumerate(_list(offers[p], path))]
+        if first_game:
+            # RAD-S3: no draft, player 0 gets set A and player 1 set B, in column order
+            if tuple(row) != _FIRST_GAME_SETS[p]:
+                want = [CAMP_NAMES[c] for c in _FIRST_GAME_SETS[p]]
+                _fail(path, f"with first_game_camps player {p} is offered exactly {want}")
+        elif len(row) != 6:
+            _fail(path, f"each player is offered 6 camps (RAD-S3), got {len(row)}")
+        for k, c in enumerate(row):
+            if c in offered_anywhere:
+                _fail(f"{path}[{k}]", f"{CAMP_NAMES[c]!r} is also offered at {offered_anywhere[c]}")
+            offered_anywhere[c] = f"{path}[{k}]"
+        s["offer"][p, : len(row)] = row
+        kpath = f"draft.kept[{p}]"
+        picks = [_camp(x, f"{kpath}[{k}]") for k, x in enumerate(_list(kept[p], kpath, most=3))]
+        for k, c in enumerate(picks):
+            if c not in row:
+                _fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} was not offered to player {p}")
+            if c in picks[:k]:
+                _fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} is kept twice")
+            s["kept"][p, row.index(c)] = 1
+            s["camp"][p, k] = c
+        s["kept_n"][p] = len(picks)
+        if first_game and len(picks) != 3:
+            _fail(kpath, "with first_game_camps all three camps are kept at the start")
+
+
+def _read_players(snap: dict, s):
+    players = _list(snap["players"], "players", N_PLAYERS)
+    draft_over = int(s["kept_n"].min()) == 3
+    uids: dict[int, str] = {}
+    for p in range(N_PLAYERS):
+        path = f"players[{p}]"
+        player = _obj(players[p], path, PLAYER_KEYS)
+        cols = _list(player["columns"], f"{path}.columns", COLS)
+        for c in range(COLS):
+            _read_column(s, p, c, cols[c], f"{path}.columns[{c}]", draft_over, uids)
+        moves = _int(player["juggernaut_moves"], f"{path}.juggernaut_moves", 0, 2, "moves")
+        s["juggernaut_moves"][p] = moves
+        if moves and D.CAMP_ID["juggernaut"] not in [int(x) for x in s["camp"][p]]:
+            _fail(f"{path}.juggernaut_moves", f"player {p} has no Juggernaut")
+        hand = player["hand"]
+        if not isinstance(hand, dict):
+            _fail(f"{path}.hand", f"expected an object, got {type(hand).__name__}")
+        for name, count in hand.items():
+            t = _card(name, f"{path}.hand")
+            s["hand"][p, t] = _int(count, f"{path}.hand[{name!r}]", 1, DECK_SIZE, "count")
+        s["silo_in_hand"][p] = _bool(player["silo_in_hand"], f"{path}.silo_in_hand")
+        queue = _list(player["queue"], f"{path}.queue", 3)
+        for j in range(3):
+            code = _queue_code(queue[j], f"{path}.queue[{j}]")
+            if code >= FIRST_EVENT and code != RAIDERS and D.EVENT_BOMB[code - FIRST_EVENT] == 0:
+                _fail(f"{path}.queue[{j}]", f"{queue[j]!r} has bomb 0 and never waits (RAD-A4)")
+            if code == RAIDERS and RAIDERS in [int(x) for x in s["queue"][p, :j]]:
+                _fail(f"{path}.queue[{j}]", "each player has one Raiders card (RAD-S4)")
+            s["queue"][p, j] = code
+        s["entered_this_turn"][p] = _int(
+            player["entered_this_turn"], f"{path}.entered_this_turn", 0, 127, "count"
+        )
+        for key in ("raiders_resolved", "high_ground"):
+            s[key][p] = _bool(player[key], f"{path}.{key}")
+
+
+def _read_column(s, p: int, c: int, raw, path: str, draft_over: bool, uids: dict):
+    """One column, back to front (RAD-B2): its camp and at most 2 people."""
+    s["ent_type"][p, c, :] = -1
+    entities = _list(raw, path)
+    if not draft_over:
+        if entities:
+            _fail(path, "columns stay empty until both players have kept 3 camps (RAD-S3)")
+        return
+    people = sum(1 for e in entities if isinstance(e, dict) and "person" in e)
+    if people > DEPTH - 1:
+        _fail(path, f"{people} people in one column; at most 2 are allowed (RAD-B2)")
+    camps = [i for i, e in enumerate(entities) if isinstance(e, dict) and "camp" in e]
+    if len(camps) != 1 or len(entities) > DEPTH:
+        _fail(path, f"a column holds exactly one camp, got {len(camps)}")
+    s["col_len"][p, c] = len(entities)
+    for i, raw_entity in enumerate(entities):
+        epath = f"{path}[{i}]"
+        if isinstance(raw_entity, dict) and "camp" in raw_entity:
+            _read_camp(s, p, c, i, raw_entity, epath)
+        else:
+            _read_person(s, p, c, i, raw_entity, epath, uids)
+
+
+def _read_camp(s, p: int, c: int, i: int, raw, path: str):
+    entity = _obj(raw, path, CAMP_KEYS)
+    camp = _camp(entity["camp"], f"{path}.camp")
+    if camp != s["camp"][p, c]:
+        want = CAMP_NAMES[int(s["camp"][p, c])]
+        _fail(
+            f"{path}.camp",
+            f"column {c + 1} holds player {p}'s kept camp {want!r}, got "
+            f"{entity['camp']!r} (kept order is column order, RAD-S3)",
+        )
+    state = _str(entity["state"], f"{path}.state")
+    if state not in CAMP_STATES:
+        _fail(f"{path}.state", f"unknown camp state {state!r} (expected {', '.join(CAMP_STATES)})")
+    s["camp_state"][p, c] = CAMP_STATES.index(state)
+    s["camp_used"][p, c] = _bool(entity["used"], f"{path}.used")
+    if i > 0 and (camp != D.CAMP_ID["juggernaut"] or state == "destroyed"):
+        # only an undestroyed Juggernaut moves forward; a destroyed one drops back
+        _fail(path, f"{entity['camp']!r} must stand at the back of its column")
+    s["ent_kind"][p, c, i] = CAMP
+    s["ent_uid"][p, c, i] = p * COLS + c + 1  # camps keep the uid the draft gave them
+    s["ent_used_once"][p, c, i] = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
+
+
+def _vera_flag(s, value, path: str) -> bool:
+    flag = _bool(value, path)
+    if flag and s["opt_vera"] != VERA_PER_CARD:
+        _fail(path, "only the 'first_use_per_card' reading of Vera Vosh sets it")
+    return flag
+
+
+def _read_person_fields(s, raw, path: str, uids: dict) -> tuple:
+    entity = _obj(raw, path, PERSON_KEYS)
+    t = _card(entity["person"], f"{path}.person")
+    punk = _bool(entity["punk"], f"{path}.punk")
+    if not punk and t >= FIRST_EVENT:
+        _fail(f"{path}.person", f"{entity['person']!r} is an event; only a punk hides one")
+    damaged = _bool(entity["damaged"], f"{path}.damaged")
+    if punk and damaged:
+        _fail(f"{path}.damaged", "a punk is destroyed by any damage, never damaged (RAD-K3)")
+    ready = _bool(entity["ready"], f"{path}.ready")
+    top = int(s["next_uid"]) - 1
+    uid = _int(entity["uid"], f"{path}.uid", FIRST_PERSON_UID, top, "person uid")
+    if uid in uids:
+        _fail(f"{path}.uid", f"uid {uid} is also used at {uids[uid]}")
+    uids[uid] = path
+    used_once = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
+    return t, punk, damaged, not ready, uid, used_once
+
+
+def _read_person(s, p: int, c: int, i: int, raw, path: str, uids: dict):
+    t, punk, damaged, not_ready, uid, used_once = _read_person_fields(s, raw, path, uids)
+    s["ent_kind"][p, c, i] = PERSON
+    s["ent_type"][p, c, i] = t
+    s["ent_punk"][p, c, i] = punk
+    s["ent_damaged"][p, c, i] = damaged
+    s["ent_not_ready"][p, c, i] = not_ready
+    s["ent_uid"][p, c, i] = uid
+    s["ent_used_once"][p, c, i] = used_once
+
+
+def _read_piles(snap: dict, s):
+    deck = [
+        _card(x, f"deck[{k}]") for k, x in enumerate(_list(snap["deck"], "deck", most=DECK_SIZE))
+    ]
+    s["deck"][: len(deck)] = deck[::-1]  # the snapshot lists the top first
+    s["deck_n"] = len(deck)
+    path = "discard"
+    pile = [_card(x, f"{path}[{k}]") for k, x in enumerate(_list(snap[path], path, most=DECK_SIZE))]
+    s["discard"][: len(pile)] = pile
+    s["discard_n"] = len(pile)
+
+
+def _read_vm(snap: dict, s):
+    vm = _obj(snap["vm"], "vm", VM_KEYS)
+    frames = _list(vm["frames"], "vm.frames", most=MAX_FRAMES)
+    s["depth"] = len(frames)
+    for d, raw in enumerate(frames):
+        _read_frame(s, d, raw, f"vm.frames[{d}]")
+    if vm["lifted"] is not None:
+        uids = {}
+        for p in range(N_PLAYERS):
+            for c in range(COLS):
+                for i in range(int(s["col_len"][p, c])):
+                    if s["ent_kind"][p, c, i] == PERSON:
+                        uids[int(s["ent_uid"][p, c, i])] = "a column"
+        fields = _read_person_fields(s, vm["lifted"], "vm.lifted", uids)
+        t, punk, damaged, not_ready, uid, used_once = fields
+        s["lift_type"], s["lift_punk"], s["lift_damaged"] = t, punk, damaged
+        s["lift_not_ready"], s["lift_uid"], s["lift_used_once"] = not_ready, uid, used_once
+    revealed = _list(vm["revealed"], "vm.revealed", most=4)
+    for k, name in enumerate(revealed):
+        s["revealed"][k] = _card(name, f"vm.revealed[{k}]")
+    s["revealed_n"] = len(revealed)
+    s["revealed"][len(revealed) :] = -1
+
+    phase = int(s["phase"])
+    pending = snap["pending"]
+    if phase != PHASE_DECISION:
+        if pending is not None:
+            _fail(
+                "pending",
+                f"only the decision phase has a pending decision, not {PHASE_NAMES[phase]!r}",
+            )
+        return
+    if pending is None:
+        _fail("pending", "the decision phase needs a pending decision, got null")
+    pending = _obj(pending, "pending", PENDING_KEYS)
+    decider = _player(pending["decider"], "pending.decider")
+    if decider != s["current_player"]:
+        _fail(
+            "pending.decider",
+            f"the decider {decider} must be current_player {int(s['current_player'])}",
+        )
+    options = _list(pending["options"], "pending.options")
+    if not options:
+        _fail("pending.options", "a pending decision needs at least one legal option")
+    for k, raw in enumerate(options):
+        a = _label(raw, f"pending.options[{k}]")
+        if a < _DECISION_FIRST:
+            _fail(f"pending.options[{k}]", f"{raw!r} is a main action, not a decision")
+        if s["pend_mask"][a]:
+            _fail(f"pending.options[{k}]", f"{raw!r} is listed twice")
+        s["pend_mask"][a] = 1
+
+
+def _read_frame(s, d: int, raw, path: str):
+    if isinstance(raw, dict) and "internal" in raw:
+        frame = _obj(raw, path, INTERNAL_FRAME_KEYS)
+        name = _str(frame["internal"], f"{path}.internal")
+        if name not in _INTERNAL_INDEX:
+            _fail(f"{path}.internal", f"unknown internal op {name!r}")
+        op = _INTERNAL_INDEX[name]
+        arg = frame["arg"]
+        if op == I_PLAY:
+            t = _card(arg, f"{path}.arg")
+            if t >= FIRST_EVENT:
+                _fail(f"{path}.arg", f"{arg!r} is not a person")
+            arg = t
+        elif op == I_RESOLVE_EVENT:
+            arg = _queue_code(arg, f"{path}.arg")
+            if arg < 0:
+                _fail(f"{path}.arg", "resolving needs an event or Raiders, got null")
+        else:
+            arg = _int(arg, f"{path}.arg", 0, _INT16_MAX)
+        s["fr_prog"][d] = INTERNAL
+        s["fr_op"][d] = op
+        s["fr_arg"][d] = arg
+        s["fr_end"][d] = 1
+        s["fr_pc"][d] = _int(frame["pc"], f"{path}.pc", 0, 1, "pc")
+        if frame["then"] is not None:
+            _fail(f"{path}.then", "an internal step has nothing to do when it ends")
+    else:
+        frame = _obj(raw, path, PROGRAM_FRAME_KEYS)
+        name = _str(frame["program"], f"{path}.program")
+        if name not in _PROGRAM_INDEX:
+            _fail(f"{path}.program", f"unknown program {name!r}")
+        prog = _PROGRAM_INDEX[name]
+        length = int(LENGTH[prog])
+        end = _int(frame["end"], f"{path}.end", 1, length, "end")
+        s["fr_prog"][d] = prog
+        s["fr_end"][d] = end
+        s["fr_pc"][d] = _int(frame["pc"], f"{path}.pc", 0, end, "pc")
+    s["fr_stage"][d] = _int(frame["stage"], f"{path}.stage", 0, MAX_STAGE, "stage")
+    s["fr_owner"][d] = _player(frame["owner"], f"{path}.owner")
+    # 0 (no card), a camp (1..6) or a person uid already issued, even if it has left play
+    top = int(s["next_uid"]) - 1
+    s["fr_src"][d] = _int(frame["source_uid"], f"{path}.source_uid", 0, top, "uid")
+    s["fr_that"][d] = _int(frame["that_uid"], f"{path}.that_uid", 0, top, "uid")
+    s["fr_flags"][d] = _int(frame["flags"], f"{path}.flags", 0, 3, "flags")
+    s["fr_aux"][d] = _int(frame["aux"], f"{path}.aux", 0, _INT16_MAX, "aux")
+    then = frame["then"]
+    if then is not None:
+        text = _str(then, f"{path}.then")
+        if text == f"return {RAIDERS_NAME}":
+            s["fr_fin"][d] = FIN_RAIDERS
+        elif text.startswith("discard "):
+            t = _card(text[len("discard ") :], f"{path}.then")
+            if t < FIRST_EVENT:
+                _fail(f"{path}.then", "only a resolved event is discarded when its frame ends")
+            s["fr_fin"][d] = FIN_DISCARD
+            s["fr_fin_arg"][d] = t
+        else:
+            _fail(
+                f"{path}.then",
+                f"expected null, 'return Raiders' or 'discard <event>', got {text!r}",
+            )
+
+
+def _read_leftovers(snap: dict, s):
+    left = _obj(snap["leftovers"], "leftovers", LEFTOVER_KEYS)
+    deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
+    tail = _list(left["deck_tail"], "leftovers.deck_tail", DECK_SIZE - deck_n)
+    for k, name in enumerate(tail):
+        s["deck"][deck_n + k] = _card_or_none(name, f"leftovers.deck_tail[{k}]")
+    tail = _list(left["discard_tail"], "leftovers.discard_tail", most=DECK_SIZE - discard_n)
+    s["discard"][discard_n:] = -1
+    for k, name in enumerate(tail):
+        s["discard"][discard_n + k] = _card_or_none(name, f"leftovers.discard_tail[{k}]")
+    n = int(s["revealed_n"])
+    tail = _list(left["revealed_tail"], "leftovers.revealed_tail", most=4 - n)
+    for k, name in enumerate(tail):
+        s["revealed"][n + k] = _card_or_none(name, f"leftovers.revealed_tail[{k}]")
+    depth = int(s["depth"])
+    rows = _list(left["frames_tail"], "leftovers.frames_tail", most=MAX_FRAMES - depth)
+    for k, row in enumerate(rows):
+        path = f"leftovers.frames_tail[{k}]"
+        row = _list(row, path, len(FRAME_FIELDS))
+        for field, value in zip(FRAME_FIELDS, row, strict=True):
+            s[field][depth + k] = _raw(value, f"{path}.{field}", s[field].dtype)
+    lift = left["lift"]
+    if (lift is None) != (s["lift_uid"] != 0):
+        _fail("leftovers.lift", "must be null exactly when vm.lifted is set")
+    if lift is not None:
+        lift = _list(lift, "leftovers.lift", len(LIFT_FIELDS))
+        for field, value in zip(LIFT_FIELDS, lift, strict=True):
+            s[field] = _raw(value, f"leftovers.lift.{field}", s[field].dtype)
+    mask = _list(left["mask"], "leftovers.mask")
+    if mask and s["phase"] == PHASE_DECISION:
+        _fail("leftovers.mask", "the decision phase keeps its mask in pending.options")
+    for k, raw in enumerate(mask):
+        s["pend_mask"][_label(raw, f"leftovers.mask[{k}]")] = 1
+
+
+def _raw(value, path: str, dtype) -> int:
+    info = np.iinfo(dtype)
+    return _int(value, path, int(info.min), int(info.max))
+
+
+# ---- from_dict: cross-field checks -----------------------------------------------------------
+
+
+def _check_cards(snap: dict, s):
+    """RAD-S2: each of the 66 deck cards is in exactly one place."""
+    seen = _accounted(s)
+    for t in range(N_DT):
+        want = int(D.DECK_TYPE_COUNTS[t])
+        if seen[t] != want:
+            _fail(
+                "cards",
+                f"{CARD_NAMES[t]!r} is found {seen[t]} times across deck, discard, hands, "
+                f"board, queues and resolving events, but the deck has {want} (RAD-S2)",
+            )
+
+
+def _camps_left(s, p: int) -> int:
+    return int((s["camp_state"][p] < 2).sum())
+
+
+def _check_progress(snap: dict, s):
+    """Phase, decider, turn order, the effect stack and the end of the game."""
+    phase = int(s["phase"])
+    name = PHASE_NAMES[phase]
+    terminated, truncated = bool(s["terminated"]), bool(s["truncated"])
+    steps, depth = int(s["step_count"]), int(s["depth"])
+    current, turn_player = int(s["current_player"]), int(s["turn_player"])
+    kept0, kept1 = int(s["kept_n"][0]), int(s["kept_n"][1])
+    if terminated and truncated:
+        _fail("terminated", "a game cannot be both terminated and truncated")
+    if (phase == PHASE_OVER) != (terminated or truncated):
+        _fail("phase", f"phase {name!r} does not match terminated/truncated")
+    if truncated and steps != STEP_CAP:
+        _fail("step_count", f"a truncated game stops at the step cap {STEP_CAP}")
+    if phase != PHASE_OVER and steps >= STEP_CAP:
+        _fail("step_count", f"a live game has fewer than {STEP_CAP} steps")
+
+    if phase == PHASE_DRAFT:
+        _check_draft_phase(s, kept0, kept1)
+    else:
+        if kept0 != 3 or kept1 != 3:
+            _fail("draft.kept", f"phase {name!r} comes after both players kept 3 camps (RAD-S3)")
+        expected = (int(s["first_player"]) + int(s["turn_count"])) % N_PLAYERS
+        if turn_player != expected:
+            _fail(
+                "turn_player",
+                f"expected player {expected} after {int(s['turn_count'])} "
+                f"turns from first_player {int(s['first_player'])}",
+            )
+        if not s["first_turn_done"] and (phase == PHASE_ACTIONS or s["turn_count"] > 0):
+            _fail("first_turn_done", "the first replenish (RAD-T2) has already happened here")
+
+    if phase in (PHASE_DRAFT, PHASE_ACTIONS):
+        if depth:
+            _fail("vm.frames", f"the effect stack is empty in phase {name!r}")
+        if s["in_events_phase"]:
+            _fail("in_events_phase", f"cannot be true in phase {name!r}")
+    if phase == PHASE_ACTIONS and current != turn_player:
+        _fail("current_player", f"in the actions phase the turn player {turn_player} acts")
+    if phase == PHASE_DECISION:
+        if depth == 0:
+            _fail("vm.frames", "a pending decision needs a running frame")
+        _check_pending(s)
+    if terminated and depth:
+        _fail("vm.frames", "a finished game has an empty effect stack")
+    _check_lifted(s)
+
+    if not terminated and s["winner"] >= 0:
+        _fail("winner", "only a terminated game has a winner")
+    lost = [p for p in range(N_PLAYERS) if kept0 == 3 and kept1 == 3 and _camps_left(s, p) == 0]
+    winner = int(s["winner"])
+    if terminated:
+        if winner >= 0:
+            if lost != [1 - winner]:
+                _fail(
+                    "winner",
+                    f"player {winner} wins only when all of player {1 - winner}'s "
+                    "camps, and not all of theirs, are destroyed (RAD-E1)",
+                )
+        elif len(lost) != N_PLAYERS:
+            empty = s["deck_n"] == 0 and (s["reshuffled"] or s["discard_n"] == 0)
+            if lost or not empty:
+                _fail(
+                    "winner",
+                    "a drawn game needs both sides' camps destroyed or the deck "
+                    "spent after its one reshuffle (RAD-E2)",
+                )
+    elif lost:
+        _fail("terminated", f"player {lost[0]} has no camp left, so the game is over (RAD-E1)")
+
+    if snap["score"] is None:
+        if phase == PHASE_OVER:
+            _fail("score", "a finished game needs its final score, got null")
+    else:
+        if phase != PHASE_OVER:
+            _fail("score", "must be null until the game is over")
+        raw = _list(snap["score"], "score", N_PLAYERS)
+        score = [_int(v, f"score[{p}]", 0, COLS) for p, v in enumerate(raw)]
+        want = [_camps_left(s, p) for p in range(N_PLAYERS)]
+        if score != want:
+            _fail("score", f"the score counts undestroyed camps: expected {want}, got {score}")
+        s["score"][:] = score
+
+
+def _check_draft_phase(s, kept0: int, kept1: int):
+    # RAD-S3: player 0 keeps 3, then player 1; nothing else has happened yet
+    if kept0 == 3 and kept1 == 3:
+        _fail("phase", "both players kept 3 camps, so the draft is over")
+    if kept0 < 3 and kept1 > 0:
+        _fail("draft.kept", "player 1 keeps camps only after player 0 has kept 3")
+    expected = 0 if kept0 < 3 else 1
+    if int(s["current_player"]) != expected:
+        _fail("current_player", f"player {expected} is keeping camps now")
+    quiet = (
+        s["hand"].sum() == 0
+        and s["discard_n"] == 0
+        and (s["queue"] < 0).all()
+        and s["silo_in_hand"].sum() == 0
+        and s["water"] == 0
+        and s["turn_count"] == 0
+        and s["next_uid"] == FIRST_PERSON_UID
+        and not s["first_turn_done"]
+        and not s["reshuffled"]
+        and not (s["event_resolved"] or s["zeto_used"] or s["vera_used"])
+        and s["entered_this_turn"].sum() == 0
+        and s["raiders_resolved"].sum() == 0
+        and s["high_ground"].sum() == 0
+        and s["juggernaut_moves"].sum() == 0
+    )
+    if not quiet:
+        _fail("phase", "during the draft no card is drawn or played and no turn has started")
+
+
+def _top_op(s) -> tuple[int, int]:
+    """(op, frame) of the running step, or (-1, -1) with an empty stack."""
+    depth = int(s["depth"])
+    if depth == 0:
+        return -1, -1
+    d = depth - 1
+    prog, pc = int(s["fr_prog"][d]), int(s["fr_pc"][d])
+    if prog == INTERNAL:
+        return int(s["fr_op"][d]), d
+    if pc >= int(s["fr_end"][d]):
+        return -1, d
+    return int(CODE[prog, pc, 0]), d
+
+
+def _check_pending(s):
+    """The running frame waits, and each option points at something that exists."""
+    d = int(s["depth"]) - 1
+    if s["fr_pc"][d] >= s["fr_end"][d]:
+        _fail(f"vm.frames[{d}]", "the running frame has finished (pc == end); it cannot wait")
+    me = int(s["current_player"])
+    op, _ = _top_op(s)
+    for a in np.flatnonzero(s["pend_mask"]):
+        label = ACTION_LABELS[a]
+        where = f"pending.options: {label!r}"
+        if A_TARGET <= a < A_PLACE:
+            k = a - A_TARGET
+            p = me if k // 9 == 0 else 1 - me
+            c, i = (k % 9) // 3, k % 3
+            if i >= s["col_len"][p, c]:
+                raise SnapshotError(f"{where} points at an empty place")
+        elif A_PLACE <= a < A_CHOOSE:
+            c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
+            n = int(s["col_len"][me, c])
+            if n >= DEPTH or i > n or (i == 0 and n and s["ent_kind"][me, c, 0] == CAMP):
+                raise SnapshotError(f"{where} is not a legal place (RAD-A1, RAD-A2)")
+        elif A_CHOOSE <= a < A_SELECT_HAND:
+            revealing = op in (_OP["MILL_JUNK"], _OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"])
+            if revealing and a - A_CHOOSE >= s["revealed_n"]:
+                raise SnapshotError(f"{where} picks a card beyond vm.revealed")
+        elif A_SELECT_HAND <= a < A_SELECT_COLUMN:
+            if s["hand"][me, a - A_SELECT_HAND] <= 0:
+                raise SnapshotError(f"{where} names a card the decider does not hold")
+        elif A_SELECT_EVENT <= a < A_SKIP:
+            k = a - A_SELECT_EVENT
+            p = me if k // 3 == 0 else 1 - me
+            if s["queue"][p, k % 3] < 0:
+                raise SnapshotError(f"{where} points at an empty queue slot")
+
+
+def _check_lifted(s):
+    # High Ground holds one person in the air between its TARGET and PLACE steps
+    op, d = _top_op(s)
+    mid_move = op == _OP["REARRANGE"] and s["fr_stage"][d] == 1
+    if mid_move and s["lift_uid"] == 0:
+        _fail("vm.lifted", "High Ground is moving a person, so vm.lifted names it")
+    if not mid_move and s["lift_uid"] != 0:
+        _fail("vm.lifted", "a person is lifted only while High Ground moves it")
+
+
+# ---- action names ------------------------------------------------------------------------------
+
+
+def _action_index(action) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ActionError(f"action must be an integer, got {type(action).__name__} {action!r}")
+    if not 0 <= int(action) < NUM_ACTIONS:
+        raise ActionError(f"action {int(action)} is out of range 0..{NUM_ACTIONS - 1}")
+    return int(action)
+
+
+def _short_name(s, p: int, c: int, i: int, reveal_punks: bool = False) -> str:
+    if s["ent_kind"][p, c, i] == CAMP:
+        return CAMP_NAMES[int(s["camp"][p, c])]
+    name = CARD_NAMES[int(s["ent_type"][p, c, i])]
+    if s["ent_punk"][p, c, i]:
+        return f"punk [{name}]" if reveal_punks else "punk"
+    return name
+
+
+def _entity_text(s, p: int, c: int, i: int, reveal_punks: bool = False) -> str:
+    """``"Railgun (col 1)"``, ``"Sniper (col 2, front)"`` or ``"Muse (col 2, behind
+    Sniper)"``; punks stay face down unless ``reveal_punks``."""
+    n = int(s["col_len"][p, c])
+    if i >= n:
+        return f"nothing (col {c + 1}, empty place {i + 1})"
+    name = _short_name(s, p, c, i, reveal_punks)
+    if s["ent_kind"][p, c, i] == CAMP:
+        return f"{name} (col {c + 1})"  # one camp per column
+    if i == n - 1:
+        return f"{name} (col {c + 1}, front)"
+    return f"{name} (col {c + 1}, behind {_short_name(s, p, c, i + 1, reveal_punks)})"
+
+
+_TARGET_WORDS = {
+    "UNPROT_ENEMY_CARD": "an unprotected enemy card",
+    "UNPROT_ENEMY_PERSON": "an unprotected enemy person",
+    "UNPROT_ENEMY_CAMP": "an unprotected enemy camp",
+    "UNPROT_DAMAGED_ENEMY_CARD": "an unprotected damaged enemy card",
+    "ANY_ENEMY_CARD": "any enemy card",
+    "ANY_ENEMY_PERSON": "any enemy person",
+    "ANY_ENEMY_CAMP": "any enemy camp",
+    "OWN_PERSON": "one of your people",
+    "OWN_DAMAGED_CARD": "one of your damaged cards",
+    "OWN_DAMAGED_PERSON": "one of your damaged people",
+    "OWN_CARD": "one of your cards",
+    "OWN_CAMP": "one of your camps",
+    "SELF": "this card",
+}
+
+
+def _step_text(prog: int, pc: int) -> str:
+    """A program step in words, e.g. ``"damage an unprotected enemy card"``."""
+    op, arg = OPS[int(CODE[prog, pc, 0])], int(CODE[prog, pc, 1])
+    name = op.lower().replace("_", " ")
+    if op in ("DAMAGE", "DESTROY", "RESTORE"):
+        return f"{name} {_TARGET_WORDS.get(TARGETS[arg], TARGETS[arg].lower())}"
+    if op in ("DRAW", "WATER"):
+        return f"{name} {arg}"
+    return "gain a punk" if op == "GAIN_PUNK" else name
+
+
+def _placing_text(s, op: int, d: int) -> str:
+    if op == I_PLAY:
+        return CARD_NAMES[int(s["fr_arg"][d])]
+    if op == _OP["PARACHUTE"]:
+        return CARD_NAMES[int(s["fr_aux"][d])]
+    if op == _OP["REARRANGE"] and s["lift_uid"] != 0:
+        return "punk" if s["lift_punk"] else CARD_NAMES[int(s["lift_type"])]
+    if op == _OP["GAIN_PUNK"]:
+        return "a punk"
+    return "person"
+
+
+def _choose_text(s, k: int, op: int, d: int) -> str:
+    revealed = [int(t) for t in s["revealed"][: int(s["revealed_n"])]]
+    card = f"card {k + 1} ({CARD_NAMES[revealed[k]]})" if k < len(revealed) else f"card {k + 1}"
+    if op == _OP["DRAW_DISCARD"]:
+        return f"keep drawn {card}"
+    if op == _OP["DRAW_2_DISCARD_1"]:
+        return f"discard drawn {card}"
+    if op == _OP["MILL_JUNK"]:
+        if k < len(revealed):
+            junk = D.JUNK_NAMES[int(D.DECK_TYPE_JUNK[revealed[k]])].replace("_", " ")
+            return f"use the junk effect ({junk}) of milled {card}"
+        return f"use the junk effect of milled {card}"
+    if op == _OP["MERCENARY"]:
+        return ("destroy one of your own cards", "discard 2 cards")[k] if k < 2 else f"option {k}"
+    if op == _OP["PUSH_BACK"]:
+        return "push the opponent's events back"
+    prog = int(s["fr_prog"][d]) if d >= 0 else INTERNAL
+    if op in (_OP["CHOOSE"], _OP["AND_OR"]) and prog != INTERNAL:
+        pc = int(s["fr_pc"][d])
+        if op == _OP["CHOOSE"] and pc + 1 + k < int(LENGTH[prog]):
+            return f"option {k + 1}: {_step_text(prog, pc + 1 + k)}"
+        if op == _OP["AND_OR"] and pc + 2 < int(LENGTH[prog]):
+            first, second = _step_text(prog, pc + 1), _step_text(prog, pc + 2)
+            return (f"only {first}", f"only {second}", f"{first}, then {second}", "option 4")[k]
+    if op in (_OP["MIMIC"], _OP["ADRENALINE"], _OP["PARACHUTE"]):
+        return f"use ability {k + 1} of the chosen person"
+    return f"choose option {k + 1}"
+
+
+def action_to_string(states: np.ndarray, g: int, action) -> str:
+    """Describe ``action`` in game ``g``'s position, e.g. ``"use Sniper (col 2, front) ability
+    1"`` or ``"target opponent's Railgun (col 1)"``. Sides are seen from the decider."""
+    a = _action_index(action)
+    s = states[g]
+    me = int(s["current_player"])
+    if a < A_PLAY_PERSON:
+        camp = int(s["offer"][me, a - A_KEEP])
+        return f"keep camp {CAMP_NAMES[camp]}" if camp >= 0 else f"keep offer {a + 1} (none)"
+    if a < A_PLAY_EVENT:
+        return f"play {D.PERSON_NAMES[a - A_PLAY_PERSON]}"
+    if a < A_JUNK:
+        return f"play {D.EVENT_NAMES[a - A_PLAY_EVENT]}"
+    if a < A_JUNK_SILO:
+        t = a - A_JUNK
+        junk = D.JUNK_NAMES[int(D.DECK_TYPE_JUNK[t])].replace("_", " ")
+        return f"junk {CARD_NAMES[t]} ({junk})"
+    if a == A_JUNK_SILO:
+        return "junk Water Silo (water)"
+    if a == A_TAKE_SILO:
+        return "take Water Silo"
+    if a == A_DRAW:
+        return "draw a card"
+    if a < A_END_TURN:
+        k = a - A_USE
+        c, i, slot = k // 9, (k // 3) % 3, k % 3
+        text = f"use {_entity_text(s, me, c, i)} ability {slot + 1}"
+        if i < s["col_len"][me, c] and s["ent_kind"][me, c, i] == PERSON:
+            own = 0 if s["ent_punk"][me, c, i] else D.PERSON_N_ABILITIES[s["ent_type"][me, c, i]]
+            if slot >= own:
+                text += " (Argo Yesky's)"  # RAD-K4: Argo lends his damage ability
+        return text
+    if a == A_END_TURN:
+        return "end turn"
+    op, d = _top_op(s)
+    if a < A_PLACE:
+        k = a - A_TARGET
+        side = k // 9
+        p = me if side == 0 else 1 - me
+        whose = "own" if side == 0 else "opponent's"
+        return f"target {whose} {_entity_text(s, p, (k % 9) // 3, k % 3)}"
+    if a < A_CHOOSE:
+        c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
+        what = _placing_text(s, op, d)
+        n = int(s["col_len"][me, c])
+        if i >= n:
+            return f"place {what} in col {c + 1} front"
+        # with room left a column holds its camp and at most one person: names differ
+        return f"place {what} in col {c + 1} behind {_short_name(s, me, c, i)}"
+    if a < A_SELECT_HAND:
+        return _choose_text(s, a - A_CHOOSE, op, d)
+    if a < A_SELECT_COLUMN:
+        name = CARD_NAMES[a - A_SELECT_HAND]
+        if op in (_OP["DISCARD_HAND"], _OP["WAREHOUSE"], _OP["MERCENARY"]):
+            return f"discard {name}"
+        if op == _OP["PARACHUTE"]:
+            return f"parachute in {name}"
+        return f"select {name} from hand"
+    if a < A_SELECT_EVENT:
+        k = a - A_SELECT_COLUMN
+        whose = "own" if k // 3 == 0 else "opponent's"
+        return f"select {whose} col {k % 3 + 1}"
+    if a < A_SKIP:
+        k = a - A_SELECT_EVENT
+        side = k // 3
+        p = me if side == 0 else 1 - me
+        whose = "own" if side == 0 else "opponent's"
+        event = _queue_name(int(s["queue"][p, k % 3])) or "empty"
+        return f"advance {whose} {event} (slot {k % 3 + 1})"
+    return "skip"
+
+
+# ---- text board --------------------------------------------------------------------------------
+
+
+def _frame_text(s, d: int) -> str:
+    prog = int(s["fr_prog"][d])
+    owner = int(s["fr_owner"][d])
+    if prog == INTERNAL:
+        frame = _frame_dict(s, d)
+        head = f"{frame['internal']} {frame['arg']}"
+    else:
+        head = PROGRAM_NAMES.get(prog, f"program {prog}")
+        pc, end = int(s["fr_pc"][d]), int(s["fr_end"][d])
+        if pc < end:
+            head += f", step {pc + 1}: {_step_text(prog, pc)}"
+        else:
+            head += ", done"
+    extra = f" stage {int(s['fr_stage'][d])}" if s["fr_stage"][d] else ""
+    src = int(s["fr_src"][d])
+    return f"{head} (player {owner}{', source uid ' + str(src) if src else ''}{extra})"
+
+
+def render(states: np.ndarray, g: int) -> str:
+    """A multi-line text board of game ``g`` for debugging.
+
+    It shows everything, hidden information included: both hands, the punks' face-down
+    cards, the next cards of the deck and the draft offers. Do not show it to a player.
+    """
+    s = states[g]
+    phase = int(s["phase"])
+    turn, current = int(s["turn_player"]), int(s["current_player"])
+    first_game = bool((s["offer"][:, 3:] < 0).all())
+    lines = [
+        f"Radlands - turn {int(s['turn_count'])}, step {int(s['step_count'])}, "
+        f"phase {PHASE_NAMES[phase]}" + (", events phase" if s["in_events_phase"] else ""),
+        f"options: Raiders to slot {int(s['opt_raiders_slot'])}, "
+        f"Vera Vosh {VERA_READINGS.get(int(s['opt_vera']), '?')}, "
+        f"Zeto Khan {ZETO_READINGS.get(int(s['opt_zeto']), '?')}"
+        + (", first-game camps" if first_game else ""),
+    ]
+    if s["terminated"]:
+        winner = int(s["winner"])
+        lines.append("Game over: " + (f"player {winner} wins" if winner >= 0 else "a draw"))
+    elif s["truncated"]:
+        lines.append(f"Game cut off at the step cap of {STEP_CAP} (truncated)")
+    deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
+    top = [CARD_NAMES[int(t)] for t in s["deck"][:deck_n][::-1][:3]]
+    lines.append(
+        f"deck {deck_n} (next: {', '.join(top) or '-'})"
+        + (" [reshuffled once]" if s["reshuffled"] else "")
+        + f"; discard {discard_n}"
+        + (f" (top: {CARD_NAMES[int(s['discard'][discard_n - 1])]})" if discard_n else "")
+    )
+    if phase == PHASE_DRAFT:
+        for p in range(N_PLAYERS):
+            offer = [CAMP_NAMES[int(x)] for x in s["offer"][p] if x >= 0]
+            kept = [CAMP_NAMES[int(x)] for x in s["camp"][p, : int(s["kept_n"][p])]]
+            lines.append(f"player {p} offered: {', '.join(offer)}; kept: {', '.join(kept) or '-'}")
+    for p in range(N_PLAYERS):
+        marks = []
+        if p == int(s["first_player"]):
+            marks.append("first")
+        if phase != PHASE_DRAFT and p == turn:
+            marks.append(f"turn, water {int(s['water'])}")
+        if phase != PHASE_OVER and p == current:
+            marks.append("to act")
+        lines.append(
+            f"{'>' if p == current else ' '} player {p} ({'; '.join(marks)})"
+            if marks
+            else f"  player {p}"
+        )
+        hand = [
+            f"{CARD_NAMES[t]}" + (f" x{int(s['hand'][p, t])}" if s["hand"][p, t] > 1 else "")
+            for t in range(N_DT)
+            if s["hand"][p, t]
+        ]
+        size = int(s["hand"][p].sum())
+        silo = ", Water Silo" if s["silo_in_hand"][p] else ""
+        lines.append(f"    hand ({size}{silo}): {', '.join(hand) or '-'}")
+        queue = [_queue_name(int(q)) or "-" for q in s["queue"][p]]
+        lines.append(f"    queue: 1: {queue[0]} | 2: {queue[1]} | 3: {queue[2]}")
+        if phase == PHASE_DRAFT:
+            continue
+        for c in range(COLS):
+            cells = []
+            for i in range(int(s["col_len"][p, c])):
+                if s["ent_kind"][p, c, i] == CAMP:
+                    state = CAMP_STATES[int(s["camp_state"][p, c])]
+                    used = ", used" if s["camp_used"][p, c] else ""
+                    cells.append(f"[{CAMP_NAMES[int(s['camp'][p, c])]}: {state}{used}]")
+                else:
+                    name = _short_name(s, p, c, i, reveal_punks=True)
+                    tags = []
+                    if s["ent_damaged"][p, c, i]:
+                        tags.append("damaged")
+                    if s["ent_not_ready"][p, c, i]:
+                        tags.append("not ready")
+                    tag = f" ({', '.join(tags)})" if tags else ""
+                    cells.append(f"{name}{tag} #{int(s['ent_uid'][p, c, i])}")
+            lines.append(f"    col {c + 1} (back to front): {' - '.join(cells)}")
+        flags = []
+        if s["juggernaut_moves"][p]:
+            flags.append(f"Juggernaut moved {int(s['juggernaut_moves'][p])}x")
+        if s["high_ground"][p]:
+            flags.append("High Ground this turn")
+        if s["entered_this_turn"][p]:
+            flags.append(f"{int(s['entered_this_turn'][p])} entered this turn")
+        if flags:
+            lines.append(f"    {'; '.join(flags)}")
+    depth = int(s["depth"])
+    if depth:
+        lines.append("Effect stack (top last):")
+        lines += [f"  {d + 1}. {_frame_text(s, d)}" for d in range(depth)]
+    if s["lift_uid"] != 0:
+        name = CARD_NAMES[int(s["lift_type"])]
+        lifted = f"punk [{name}]" if s["lift_punk"] else name
+        lines.append(f"Lifted by High Ground: {lifted} #{int(s['lift_uid'])}")
+    if phase == PHASE_DECISION:
+        lines.append(f"Pending: player {current} decides:")
+        lines += [
+            f"  - {action_to_string(states, g, int(a))}" for a in np.flatnonzero(s["pend_mask"])
+        ]
+    elif phase == PHASE_ACTIONS:
+        lines.append(f"Pending: player {current} picks a main action")
+    elif phase == PHASE_DRAFT:
+        lines.append(f"Pending: player {current} keeps a camp")
+    else:
+        lines.append("Pending: -")
+    return "\n".join(lines)
+
+
+__all__ = ["ACTION_LABELS", "action_to_string", "from_dict", "render", "to_dict"]
