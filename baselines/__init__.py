@@ -1,7 +1,10 @@
-"""Baseline agents: ``RandomAgent`` (uniform over legal actions, any game) and
-``CenturyHeuristicAgent`` (a rule-of-thumb Century player that reads only the observation)."""
+"""Baseline agents: ``RandomAgent`` (uniform over legal actions, any game) and one
+rule-of-thumb heuristic per game that reads only the observation vector and the mask
+(``CenturyHeuristicAgent``, ``RadlandsHeuristicAgent``). Every agent has
+``act(observation_dict)`` and ``act_batch(observations, masks)``."""
 
 from baselines.century_heuristic import CenturyHeuristicAgent
+from baselines.radlands_heuristic import RadlandsHeuristicAgent
 from baselines.random_agent import RandomAgent
 
-__all__ = ["CenturyHeuristicAgent", "RandomAgent"]
+__all__ = ["CenturyHeuristicAgent", "RadlandsHeuristicAgent", "RandomAgent"]

@@ -29,7 +29,10 @@ from envs.core.sampling import policy_words, random_legal_actions
 
 AGENT_NAMES = ("heuristic", "random")
 # game -> "module:Class" of its rule-of-thumb agent
-HEURISTICS = {"century": "baselines.century_heuristic:CenturyHeuristicAgent"}
+HEURISTICS = {
+    "century": "baselines.century_heuristic:CenturyHeuristicAgent",
+    "radlands": "baselines.radlands_heuristic:RadlandsHeuristicAgent",
+}
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048
 _CHUNK_STREAM = 0x4D41  # RNG stream id that derives the seed of each chunk after the first

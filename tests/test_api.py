@@ -19,7 +19,16 @@ from envs.core.errors import (
     UnknownGameError,
 )
 
-PLAYER_COUNTS = [2, 3, 4, 5]
+PLAYER_COUNTS = [2, 3, 4, 5]  # Century's
+GAMES = ["century", "radlands"]
+# (game, players) for every registered game and player count
+CASES = [("century", n) for n in PLAYER_COUNTS] + [("radlands", 2)]
+MIN_PLAYERS = {"century": 2, "radlands": 2}
+BAD_PLAYER_COUNTS = {"century": [1, 6, 0, "3", 2.0, True], "radlands": [1, 3, 0, "2", 2.0, True]}
+
+
+def _case_id(case):
+    return f"{case[0]}-{case[1]}p"
 
 
 def _first_legal(obs):
@@ -41,23 +50,26 @@ def _play_random(env, seed, max_steps=100_000):
     return trace
 
 
-def test_available_games_lists_century():
-    assert "century" in envs.available_games()
+def test_available_games_lists_every_game():
+    assert set(GAMES) <= set(envs.available_games())
     assert envs.available_games() == sorted(envs.available_games())
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_pettingzoo_api_test(num_players):
-    api_test(envs.make("century", num_players=num_players), num_cycles=2000)
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_pettingzoo_api_test(case):
+    game, num_players = case
+    api_test(envs.make(game, num_players=num_players), num_cycles=2000)
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_pettingzoo_seed_test(num_players):
-    seed_test(functools.partial(envs.make, "century", num_players=num_players), num_cycles=500)
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_pettingzoo_seed_test(case):
+    game, num_players = case
+    seed_test(functools.partial(envs.make, game, num_players=num_players), num_cycles=500)
 
 
-def test_spaces_are_cached_and_shared_shape():
-    env = envs.make("century", num_players=3)
+@pytest.mark.parametrize("game", GAMES)
+def test_spaces_are_cached_and_shared_shape(game):
+    env = envs.make(game, num_players=MIN_PLAYERS[game])
     for agent in env.possible_agents:
         assert env.observation_space(agent) is env.observation_space(agent)
         assert env.action_space(agent) is env.action_space(agent)
@@ -66,8 +78,10 @@ def test_spaces_are_cached_and_shared_shape():
     assert space["observation"].dtype == np.float32
 
 
-def test_rewards_are_zero_sum_and_only_at_the_end():
-    env = envs.make("century", num_players=4)
+@pytest.mark.parametrize("case", [("century", 4), ("radlands", 2)], ids=_case_id)
+def test_rewards_are_zero_sum_and_only_at_the_end(case):
+    game, num_players = case
+    env = envs.make(game, num_players=num_players)
     trace = _play_random(env, seed=11)
     rewards = {}
     for agent, action, reward in trace:
@@ -77,12 +91,18 @@ def test_rewards_are_zero_sum_and_only_at_the_end():
             rewards[agent] = reward
     assert sorted(rewards) == env.unwrapped.possible_agents
     assert abs(sum(rewards.values())) < 1e-6
-    assert sorted(rewards.values())[-1] == 1.0
-    assert all(abs(r + 1 / 3) < 1e-6 for r in sorted(rewards.values())[:-1])
+    values = sorted(rewards.values())
+    if values[-1] != 0.0:  # a win: +1 and -1/(n-1) each; a draw pays 0 to everyone
+        assert values[-1] == 1.0
+        assert all(abs(r + 1 / (num_players - 1)) < 1e-6 for r in values[:-1])
+    else:
+        assert values == [0.0] * num_players
 
 
-def test_same_seed_same_game_and_reset_without_seed_moves_on():
-    a, b = envs.make("century", num_players=3), envs.make("century", num_players=3)
+@pytest.mark.parametrize("game", GAMES)
+def test_same_seed_same_game_and_reset_without_seed_moves_on(game):
+    n = MIN_PLAYERS[game]
+    a, b = envs.make(game, num_players=n), envs.make(game, num_players=n)
     assert _play_random(a, seed=5) == _play_random(b, seed=5)
     a.reset(seed=5)
     first = a.unwrapped.to_dict()
@@ -90,26 +110,29 @@ def test_same_seed_same_game_and_reset_without_seed_moves_on():
     assert a.unwrapped.to_dict() != first
 
 
-def test_action_to_string_and_render():
-    env = envs.make("century", num_players=2, render_mode="ansi")
+@pytest.mark.parametrize("game", GAMES)
+def test_action_to_string_and_render(game):
+    env = envs.make(game, num_players=2, render_mode="ansi")
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     names = [env.unwrapped.action_to_string(a) for a in np.flatnonzero(obs["action_mask"])]
     assert len(set(names)) == len(names) and all(names)
     text = env.render()
     assert isinstance(text, str)
-    assert "player 0" in text and "player 1" in text and "Market" in text
+    assert "player 0" in text and "player 1" in text
 
 
-def test_snapshot_round_trip_through_env_and_clone():
-    env = envs.make("century", num_players=3)
+@pytest.mark.parametrize("case", [("century", 3), ("radlands", 2)], ids=_case_id)
+def test_snapshot_round_trip_through_env_and_clone(case):
+    game, num_players = case
+    env = envs.make(game, num_players=num_players)
     env.reset(seed=9)
     rng = np.random.default_rng(0)
     for _ in range(40):
         obs = env.observe(env.agent_selection)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     snap = json.loads(json.dumps(env.unwrapped.to_dict()))
-    twin = envs.make("century", num_players=3)
+    twin = envs.make(game, num_players=num_players)
     twin.reset(seed=1)
     twin.unwrapped.from_dict(snap)
     assert twin.unwrapped.state_array.tobytes() == env.unwrapped.state_array.tobytes()
@@ -142,27 +165,39 @@ def test_unknown_game():
         envs.make_batch("chess", 4)
 
 
-@pytest.mark.parametrize("bad", [1, 6, 0, "3", 2.0, True])
-def test_bad_player_count(bad):
-    with pytest.raises(PlayerCountError, match="century"):
-        envs.make("century", num_players=bad)
+@pytest.mark.parametrize("case", [(g, bad) for g in GAMES for bad in BAD_PLAYER_COUNTS[g]], ids=str)
+def test_bad_player_count(case):
+    game, bad = case
+    with pytest.raises(PlayerCountError, match=game):
+        envs.make(game, num_players=bad)
     with pytest.raises(PlayerCountError):
-        envs.make_batch("century", 4, num_players=bad)
+        envs.make_batch(game, 4, num_players=bad)
 
 
-def test_bad_option_and_render_mode():
+@pytest.mark.parametrize("game", GAMES)
+def test_bad_option_and_render_mode(game):
     with pytest.raises(OptionError, match="speed"):
-        envs.make("century", num_players=2, speed=3)
+        envs.make(game, num_players=2, speed=3)
     with pytest.raises(OptionError, match="render_mode"):
-        envs.make("century", num_players=2, render_mode="human")
+        envs.make(game, num_players=2, render_mode="human")
     with pytest.raises(OptionError, match="batch_size"):
-        envs.make_batch("century", 0, 2)
+        envs.make_batch(game, 0, 2)
     with pytest.raises(OptionError, match="seed"):
-        envs.make_batch("century", 2, 2, seed=-1)
+        envs.make_batch(game, 2, 2, seed=-1)
 
 
-def test_bad_actions_leave_state_untouched():
-    env = envs.make("century", num_players=2)
+def test_bad_option_values_name_the_option():
+    with pytest.raises(OptionError, match="raiders_slot"):
+        envs.make("radlands", raiders_slot=1)
+    with pytest.raises(OptionError, match="vera_vosh"):
+        envs.make_batch("radlands", 2, 2, vera_vosh="sometimes")
+    with pytest.raises(OptionError, match="cult_of_chrome"):
+        envs.make("radlands", cult_of_chrome=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_bad_actions_leave_state_untouched(game):
+    env = envs.make(game, num_players=2)
     env.reset(seed=2)
     before = env.unwrapped.state_array.tobytes()
     mask = env.observe(env.agent_selection)["action_mask"]
@@ -182,16 +217,18 @@ def test_bad_actions_leave_state_untouched():
     env.step(np.int64(_first_legal(env.observe(env.agent_selection))))  # numpy ints are fine
 
 
-def test_step_after_the_end():
-    env = envs.make("century", num_players=2)
+@pytest.mark.parametrize("game", GAMES)
+def test_step_after_the_end(game):
+    env = envs.make(game, num_players=2)
     _play_random(env, seed=4)
     assert env.agents == []
     with pytest.raises(GameOverError):
         env.step(0)
 
 
-def test_step_after_the_end_with_an_action_while_agents_remain():
-    env = envs.make("century", num_players=2)
+@pytest.mark.parametrize("game", GAMES)
+def test_step_after_the_end_with_an_action_while_agents_remain(game):
+    env = envs.make(game, num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(1)
     while not env.terminations[env.agent_selection]:
@@ -203,19 +240,21 @@ def test_step_after_the_end_with_an_action_while_agents_remain():
     assert env.unwrapped.state_array.tobytes() == before
 
 
-def test_malformed_snapshots():
-    env = envs.make("century", num_players=2)
+@pytest.mark.parametrize("game", GAMES)
+def test_malformed_snapshots(game):
+    env = envs.make(game, num_players=2)
     env.reset(seed=0)
     good = env.unwrapped.to_dict()
     before = env.unwrapped.state_array.tobytes()
-    for broken in ({}, {**good, "num_players": 3}, "not a dict", {**good, "bogus": 1}):
+    for broken in ({}, "not a dict", {**good, "bogus": 1}, {**good, "game": "chess"}):
         with pytest.raises(SnapshotError):
             env.unwrapped.from_dict(broken)
         assert env.unwrapped.state_array.tobytes() == before
 
 
-def test_batch_bad_actions_leave_state_untouched():
-    batch = envs.make_batch("century", 8, 3, seed=1)
+@pytest.mark.parametrize("game", GAMES)
+def test_batch_bad_actions_leave_state_untouched(game):
+    batch = envs.make_batch(game, 8, 2, seed=1)
     batch.reset()
     before = batch.states.tobytes()
     legal = batch.legal_mask.argmax(axis=1)
@@ -224,7 +263,7 @@ def test_batch_bad_actions_leave_state_untouched():
     for error, actions in [
         (ActionError, legal[:4]),
         (ActionError, legal.astype(np.float64)),
-        (ActionError, np.full(8, 79)),
+        (ActionError, np.full(8, batch.num_actions)),
         (IllegalActionError, illegal),
     ]:
         with pytest.raises(error):
@@ -242,12 +281,12 @@ def test_batch_step_before_reset():
 # ---- batch semantics and determinism -------------------------------------------------------
 
 
-def _first_games(batch_size, num_players, seed, threads, slots=7):
+def _first_games(game, batch_size, num_players, seed, threads, slots=7):
     """Final scores and lengths of the first game of slots 0..slots-1 under a fixed policy."""
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        batch = envs.make_batch("century", batch_size, num_players, seed=seed)
+        batch = envs.make_batch(game, batch_size, num_players, seed=seed)
         batch.reset()
         watched = min(slots, batch_size)
         done = {}
@@ -274,12 +313,14 @@ def _first_games(batch_size, num_players, seed, threads, slots=7):
         numba.set_num_threads(previous)
 
 
-def test_batch_games_do_not_depend_on_batch_size_or_threads():
-    reference = _first_games(7, 3, seed=21, threads=1)
-    assert _first_games(1, 3, seed=21, threads=1) == reference[:1]
-    assert _first_games(7, 3, seed=21, threads=2) == reference
-    assert _first_games(1024, 3, seed=21, threads=2) == reference
-    assert _first_games(1024, 3, seed=21, threads=1) == reference
+@pytest.mark.parametrize("case", [("century", 3), ("radlands", 2)], ids=_case_id)
+def test_batch_games_do_not_depend_on_batch_size_or_threads(case):
+    game, n = case
+    reference = _first_games(game, 7, n, seed=21, threads=1)
+    assert _first_games(game, 1, n, seed=21, threads=1) == reference[:1]
+    assert _first_games(game, 7, n, seed=21, threads=2) == reference
+    assert _first_games(game, 1024, n, seed=21, threads=2) == reference
+    assert _first_games(game, 1024, n, seed=21, threads=1) == reference
 
 
 def test_batch_auto_reset_and_rewards():
@@ -300,24 +341,26 @@ def test_batch_auto_reset_and_rewards():
     assert finished > 0
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_random_rollout_depends_only_on_seed(num_players):
-    spec = envs.get_spec("century")
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_random_rollout_depends_only_on_seed(case):
+    game, num_players = case
+    spec = envs.get_spec(game)
     from envs.core.batch import random_rollout
 
     many = random_rollout(spec, 200, num_players, 8, threads=2)
     few = random_rollout(spec, 13, num_players, 8, threads=1)
     for key in ("length", "scores", "winner", "truncated"):
         assert np.array_equal(many[key][:13], few[key])
-    batch = envs.make_batch("century", 3, num_players, seed=8)
+    batch = envs.make_batch(game, 3, num_players, seed=8)
     via_batch = batch.random_rollout(13)
     assert np.array_equal(via_batch["scores"], few["scores"])
     other = random_rollout(spec, 13, num_players, 9)
     assert not np.array_equal(other["length"], few["length"])
 
 
-def test_batch_state_copy_and_bytes_round_trip():
-    batch = envs.make_batch("century", 16, 4, seed=2)
+@pytest.mark.parametrize("case", [("century", 4), ("radlands", 2)], ids=_case_id)
+def test_batch_state_copy_and_bytes_round_trip(case):
+    batch = envs.make_batch(case[0], 16, case[1], seed=2)
     batch.reset()
     saved = batch.states.tobytes()
     clone = batch.states.copy()
