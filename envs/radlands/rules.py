@@ -860,17 +860,21 @@ def _fill_borrow(s, owner, src, adrenaline, mask, write=True):
 
 
 @kernel
-def _parachute_ok(s, p, t):
-    if s.hand[p, t] <= 0:
-        return False
+def _cheapest_ability(t):
+    """The cheapest fixed ability cost of person type t (1000 when it has none)."""
     best = 1000
     for k in range(PERSON_N_ABILITIES[t]):
         cost = PERSON_ABILITY_COST[t, k]
         if cost != VARIABLE and cost < best:
             best = cost
-    if best == 1000:
-        return False
-    return _can_play_person(s, p, t, s.water - best)
+    return best
+
+
+@kernel
+def _parachute_ok(s, p, t):
+    # Parachute Base pays the play cost and then an ability cost: both must fit
+    best = _cheapest_ability(t)
+    return s.hand[p, t] > 0 and best < 1000 and _can_play_person(s, p, t, s.water - best)
 
 
 @kernel
@@ -933,6 +937,8 @@ def _simple_usable(s, prog, owner, src):
             return _cond(s, owner, COND_OWN_PUNK, 0)
         if op == OP_ADVANCE_EVENT:
             return _fill_events(s, owner, s.pend_mask, False) > 0
+        if op == OP_OCTAGON:
+            return _people_count(s, owner) > 0  # its sacrifice is compulsory
         if op == OP_WAREHOUSE or op == OP_DISCARD_HAND:
             for t in range(N_DT):
                 if s.hand[owner, t] > 0:
@@ -1716,13 +1722,20 @@ def _exec(s, d, action):
                 action = -1
                 s.pend_mask[:] = 0
             elif _board_full(s, owner):
-                _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask)
+                # only people whose column can then take the person and pay its ability
+                budget = s.water - _cheapest_ability(t)
+                for c in range(COLS):
+                    if _play_cost(s, owner, t, c) <= budget:
+                        for i in range(s.col_len[owner, c]):
+                            if s.ent_kind[owner, c, i] == PERSON:
+                                s.pend_mask[A_TARGET + c * 3 + i] = 1
                 return _wait(s, owner, False)
             s.fr_stage[d] = 2
             stage = 2
         if stage == 2:
             if action < 0:
-                if _fill_placements(s, owner, t, s.water, s.pend_mask) == 0:
+                budget = s.water - _cheapest_ability(t)
+                if _fill_placements(s, owner, t, budget, s.pend_mask) == 0:
                     _next(s, d)
                     return DONE
                 return _wait(s, owner, False)
