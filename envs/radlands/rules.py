@@ -1869,7 +1869,9 @@ def _finish_draft(s):
             total += CAMP_DRAW[s.camp[p, c]]
         _draw(s, p, total)
     s.turn_player = s.first_player
-    _begin_turn(s)
+    # The queues are empty at the start, so the first events phase has nothing to resolve:
+    # straight to replenish (keeping the VM out of init_game keeps it quick to compile).
+    _finish_events_phase(s)
 
 
 # Option bits of the packed ``options`` integer (envs/radlands/spec.py encodes them).
