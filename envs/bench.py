@@ -1,6 +1,6 @@
 """Throughput and start-up measurements for one game; each function returns a JSON-safe dict.
 
-``run_all(game)`` runs everything (``meeple bench`` and benchmarks/bench_century.py call it):
+``run_all(game)`` runs everything (``meeple bench`` and benchmarks/bench_game.py call it):
 
 - ``batched_step``: uniform-random self-play through ``BatchEnv.step`` (mask check,
   kernels, auto-reset and observation encoding included) with actions from

@@ -1,7 +1,7 @@
-"""Full Century benchmark: writes benchmarks/results/century.json and prints it.
+"""Full benchmark of one game: writes benchmarks/results/<game>.json and prints it.
 
-    python benchmarks/bench_century.py          # a few minutes on 2 cores
-    python benchmarks/bench_century.py --quick  # smaller batches, shorter runs
+    python benchmarks/bench_game.py --game century          # a few minutes on 2 cores
+    python benchmarks/bench_game.py --game radlands --quick  # smaller batches, shorter runs
 
 What is measured is described in benchmarks/README.md and envs/bench.py.
 """
@@ -21,14 +21,15 @@ from envs import bench  # noqa: E402
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="century")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "century.json"))
+    parser.add_argument("--out", help="default: benchmarks/results/<game>.json")
     args = parser.parse_args(argv)
 
     result = bench.run_all(
-        "century", quick=args.quick, log=lambda m: print(f"[bench] {m}", file=sys.stderr)
+        args.game, quick=args.quick, log=lambda m: print(f"[bench] {m}", file=sys.stderr)
     )
-    out = Path(args.out)
+    out = Path(args.out or ROOT / "benchmarks" / "results" / f"{args.game}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
