@@ -9,6 +9,17 @@ through ``ReferenceGame.projection()`` (tests/test_radlands_reference.py).
 The whole game is one Python generator: every decision is a ``yield`` of the deciding player
 and the legal actions, and ``step`` sends the chosen action back in. That keeps each card
 effect a straight-line function that reads like the rule it implements.
+
+Where docs/radlands.md is silent or loose, these readings were settled (they match the kernel):
+
+- the turn player stays 0 during the draft;
+- a destroyed Juggernaut drops back behind its people (subtleties §15), although the doc says a
+  destroyed camp keeps its place;
+- "all people on both sides" hits player 0's people first, each side's columns in order;
+- Mimic, Adrenaline Lab and Parachute Base borrow printed abilities only (not Argo's grant) and
+  never a "?"-cost one, so Parachute Base never offers Mimic;
+- Vera Vosh, first-use-per-turn reading: the first use *while her trait is active* stays ready;
+- an event resolving when the game ends is still discarded.
 """
 
 from __future__ import annotations
@@ -65,6 +76,7 @@ VERA = D.PERSON_ID["vera_vosh"]
 ZETO = D.PERSON_ID["zeto_khan"]
 BONFIRE = D.CAMP_ID["bonfire"]
 COMMAND_POST = D.CAMP_ID["command_post"]
+JUGGERNAUT = D.CAMP_ID["juggernaut"]
 OASIS = D.CAMP_ID["oasis"]
 OBELISK = D.CAMP_ID["obelisk"]
 PILLBOX = D.CAMP_ID["pillbox"]
@@ -99,6 +111,14 @@ CAMP_ABILITIES = [
     ]
     for c, key in enumerate(D.CAMP_KEYS)
 ]
+# Programs of "?"-cost person abilities (Mimic): Mimic, Adrenaline Lab and Parachute Base do
+# not borrow them (the doc gives them no price; the kernel's reading).
+PRICELESS = {
+    id(PERSON_ABILITIES[t][k][0])
+    for t in range(D.N_PERSON_TYPES)
+    for k in range(len(PERSON_ABILITIES[t]))
+    if D.PERSON_ABILITY_COST[t][k] == D.VARIABLE_COST
+}
 ARGO_ABILITY = PERSON_ABILITIES[ARGO][0]  # shared by Argo's trait
 EVENT_PROGRAMS = [_program(FX.EVENTS[key]) for key in D.EVENT_KEYS]
 JUNK_PROGRAMS = [_program(FX.JUNK_PROGRAMS[name]) for name in D.JUNK_NAMES]
@@ -169,6 +189,7 @@ class Pending:
     decider: int
     actions: list
     phase: int
+    context: str = ""  # what the decision is for, for tests and debugging
 
 
 class ReferenceGame:
@@ -292,8 +313,8 @@ class ReferenceGame:
 
     # ---- the game as one generator ------------------------------------------------------------
 
-    def _ask(self, decider, actions, phase=PHASE_DECISION):
-        choice = yield Pending(decider, sorted(set(actions)), phase)
+    def _ask(self, decider, actions, phase=PHASE_DECISION, context=""):
+        choice = yield Pending(decider, sorted(set(actions)), phase, context)
         return choice
 
     def _game(self):
@@ -309,8 +330,8 @@ class ReferenceGame:
 
     def _draft(self):
         # RAD-S3: player 0 keeps 3 of its 6, one at a time, then player 1.
+        # The turn player stays 0 until the first turn (the doc leaves it open).
         for p in (0, 1):
-            self.turn_player = p
             taken = set()
             for _ in range(3):
                 options = [A_KEEP + k for k in range(6) if k not in taken]
@@ -510,12 +531,12 @@ class ReferenceGame:
             self.players[p].hand[self._take_top()] += 1
 
     def _check_camps(self):
-        # RAD-E1, checked after every damage or destroy.
-        for p in (0, 1):
-            if all(state == 2 for state in self.players[p].camp_state):
-                self.terminated = True
-                self.winner = 1 - p
-                raise _GameEnded
+        # RAD-E1, checked after every damage or destroy; both at once is a draw.
+        lost = [all(state == 2 for state in pl.camp_state) for pl in self.players]
+        if any(lost):
+            self.terminated = True
+            self.winner = None if all(lost) else lost.index(False)
+            raise _GameEnded
 
     def _remove(self, card):
         p, c, i = self._where(card)
@@ -525,7 +546,13 @@ class ReferenceGame:
     def _destroy(self, card):
         p, _, _ = self._where(card)
         if card.is_camp:
-            self.players[p].camp_state[card.column] = 2  # RAD-I1: it stays in its place
+            pl = self.players[p]
+            pl.camp_state[card.column] = 2  # RAD-I1: it stays in its column
+            if pl.camps[card.column] == JUGGERNAUT:
+                # Subtleties §15: a destroyed Juggernaut drops back behind its people.
+                column = pl.columns[card.column]
+                column.remove(card)
+                column.insert(0, card)
             self._check_camps()
             return
         self._remove(card)
@@ -537,11 +564,9 @@ class ReferenceGame:
     def _hit(self, card):
         """One damage (RAD-I2)."""
         p, _, _ = self._where(card)
-        if card.is_camp:
-            pl = self.players[p]
-            pl.camp_state[card.column] += 1
-            self._check_camps()
-        elif card.punk or card.damaged:
+        if card.is_camp and self.players[p].camp_state[card.column] == 0:
+            self.players[p].camp_state[card.column] = 1
+        elif card.is_camp or card.punk or card.damaged:
             self._destroy(card)
         else:
             card.damaged = True
@@ -567,10 +592,10 @@ class ReferenceGame:
 
     # ---- decisions on cards ---------------------------------------------------------------------
 
-    def _ask_card(self, decider, cards, optional=False):
+    def _ask_card(self, decider, cards, optional=False, context=""):
         options = {self._target_action(decider, card): card for card in cards}
         actions = list(options) + ([A_SKIP] if optional else [])
-        action = yield from self._ask(decider, actions)
+        action = yield from self._ask(decider, actions, context=context)
         return options.get(action)
 
     def _ask_place(self, decider, places, optional=False):
@@ -651,28 +676,29 @@ class ReferenceGame:
             return any(self._play_cost(p, ptype, c) <= budget for c in range(3))
         return any(self._play_cost(p, ptype, c) <= budget for c, _ in self._placements(p))
 
-    def _make_room(self, p, ptype, budget, optional=False):
+    def _make_room(self, p, ptype, budget, optional=False, context="make room"):
         """RAD-A2: with 6 people one of them is destroyed first (a column you can afford)."""
         people = [
             card
             for c, _, card in self._cards(p)
             if not card.is_camp and (ptype is None or self._play_cost(p, ptype, c) <= budget)
         ]
-        card = yield from self._ask_card(p, people, optional)
+        card = yield from self._ask_card(p, people, optional, context)
         if card is not None:
             self._destroy(card)
         return card
 
-    def _play_person(self, p, ptype):
+    def _play_person(self, p, ptype, context="play", reserve=0):
+        """RAD-A1/A2: make room if full, place, pay, enter; returns the new person. Only
+        columns where the play cost leaves ``reserve`` water are offered."""
+        budget = self.water - reserve
         if self._board_full(p):
-            yield from self._make_room(p, ptype, self.water)
-        places = [
-            (c, i) for c, i in self._placements(p) if self._play_cost(p, ptype, c) <= self.water
-        ]
+            yield from self._make_room(p, ptype, budget, context=f"make room: {context}")
+        places = [(c, i) for c, i in self._placements(p) if self._play_cost(p, ptype, c) <= budget]
         c, i = yield from self._ask_place(p, places)
         self.water -= self._play_cost(p, ptype, c)
         self.players[p].hand[ptype] -= 1
-        yield from self._enter(p, c, i, ptype)
+        return (yield from self._enter(p, c, i, ptype))
 
     # -- events
 
@@ -714,8 +740,10 @@ class ReferenceGame:
             self.raiders_resolved[p] = True
             yield from self._run(RAIDERS_PROGRAM, p, None)  # back beside the queue
         else:
-            yield from self._run(EVENT_PROGRAMS[code - FIRST_EVENT], p, None)
-            self.discard.append(code)
+            try:
+                yield from self._run(EVENT_PROGRAMS[code - FIRST_EVENT], p, None)
+            finally:  # discarded even when the game ends during it (the kernel's reading)
+                self.discard.append(code)
 
     # -- abilities
 
@@ -755,8 +783,11 @@ class ReferenceGame:
             if vera:
                 card.used_once = True
         else:
+            # "First use of the turn" counts uses while the trait is active (kernel's reading;
+            # docs/radlands.md leaves it open).
             keep = vera and not self.vera_used
-            self.vera_used = True
+            if vera:
+                self.vera_used = True
         if keep:
             return
         if card.is_camp:
@@ -929,7 +960,7 @@ class ReferenceGame:
         if name == "ALL_ENEMY_CAMPS":
             return [card for _, _, card in self._cards(enemy) if self._camp_live(enemy, card)]
         if name == "ALL_PEOPLE":
-            return self._people(owner) + self._people(enemy)
+            return self._people(0) + self._people(1)  # player 0's first (doc: any order)
         raise ValueError(name)
 
     def _op_damage_set(self, arg, owner, decider, src, ctx):
@@ -1047,10 +1078,16 @@ class ReferenceGame:
             t = yield from self._ask_hand(owner)
             self._discard_from_hand(owner, t)
 
+    def _draw_revealed(self, p, n):
+        """Draw n cards into hand one by one (a draw game may stop it) and list them."""
+        drawn = []
+        for _ in range(n):
+            drawn.append(self._take_top())
+            self.players[p].hand[drawn[-1]] += 1
+        return drawn
+
     def _op_draw_discard(self, arg, owner, decider, src, ctx):
-        drawn = [self._take_top() for _ in range(arg)]
-        for t in drawn:
-            self.players[owner].hand[t] += 1
+        drawn = self._draw_revealed(owner, arg)
         action = yield from self._ask(owner, [A_CHOOSE + k for k in range(len(drawn))])
         keep = action - A_CHOOSE
         for k, t in enumerate(drawn):
@@ -1058,9 +1095,7 @@ class ReferenceGame:
                 self._discard_from_hand(owner, t)
 
     def _op_draw_2_discard_1(self, arg, owner, decider, src, ctx):
-        drawn = [self._take_top() for _ in range(2)]
-        for t in drawn:
-            self.players[owner].hand[t] += 1
+        drawn = self._draw_revealed(owner, 2)
         action = yield from self._ask(owner, [A_CHOOSE + k for k in range(len(drawn))])
         self._discard_from_hand(owner, drawn[action - A_CHOOSE])
 
@@ -1250,17 +1285,23 @@ class ReferenceGame:
 
     # -- borrowing abilities
 
-    def _borrowable(self, holder, person, user, this):
-        """(slot, program, cost) of person's abilities that ``user`` can use and pay now."""
+    def _borrowable(self, person, user, this):
+        """(slot, program, cost) of person's abilities that ``user`` can use and pay now.
+
+        Only printed abilities: Argo's grant is a slot of the USE_ABILITY action (docs: main
+        actions), not something Mimic, Adrenaline Lab or Parachute Base borrow."""
         out = []
-        for k, (steps, cost) in enumerate(self._abilities(holder, person)):
+        printed = [] if person.punk else PERSON_ABILITIES[person.ptype]
+        for k, (steps, cost) in enumerate(printed):
+            if id(steps) in PRICELESS:
+                continue  # a "?" cost has no price of its own to pay: never borrowed
             if cost <= self.water and self._usable(steps, user, this):
                 out.append((k, steps, cost))
         return out
 
-    def _use_borrowed(self, holder, person, user, this):
+    def _use_borrowed(self, person, user, this):
         """Choose one of person's abilities, pay it, run it with ``this`` as "this card"."""
-        options = self._borrowable(holder, person, user, this)
+        options = self._borrowable(person, user, this)
         if not options:
             return
         if len(options) > 1:
@@ -1278,25 +1319,22 @@ class ReferenceGame:
                     continue
                 if p != owner and card.damaged:
                     continue
-                if not card.punk and card.ptype == D.PERSON_ID["mimic"]:
-                    continue  # copying a copier would loop
-                if self._borrowable(p, card, owner, mimic):
-                    out.append((p, card))
+                if self._borrowable(card, owner, mimic):
+                    out.append(card)
         return out
 
     def _op_mimic(self, arg, owner, decider, src, ctx):
         candidates = self._mimic_candidates(owner, src)
         if not candidates:
             return
-        holders = {id(card): p for p, card in candidates}
-        card = yield from self._ask_card(owner, [card for _, card in candidates])
-        yield from self._use_borrowed(holders[id(card)], card, owner, src)
+        card = yield from self._ask_card(owner, candidates)
+        yield from self._use_borrowed(card, owner, src)
 
     def _adrenaline_candidates(self, owner):
         return [
             card
             for card in self._people(owner)
-            if card.damaged and self._borrowable(owner, card, owner, card)
+            if card.damaged and self._borrowable(card, owner, card)
         ]
 
     def _op_adrenaline(self, arg, owner, decider, src, ctx):
@@ -1304,19 +1342,23 @@ class ReferenceGame:
         if not candidates:
             return
         card = yield from self._ask_card(owner, candidates)
-        yield from self._use_borrowed(owner, card, owner, card)
+        yield from self._use_borrowed(card, owner, card)
         if self._where(card) is not None:
             self._destroy(card)
 
     def _cheapest_ability(self, ptype):
-        return min(cost for _, cost in PERSON_ABILITIES[ptype])
+        printed = D.PERSON_ABILITY_COST[ptype][: len(PERSON_ABILITIES[ptype])]
+        return min(int(cost) for cost in printed)
 
     def _parachute_candidates(self, owner):
+        # A person whose ability costs "?" (Mimic) has no price to check: not offered.
         hand = self.players[owner].hand
         return [
             t
             for t in range(FIRST_EVENT)
-            if hand[t] and self._can_play_person(owner, t, self.water - self._cheapest_ability(t))
+            if hand[t]
+            and self._cheapest_ability(t) >= 0
+            and self._can_play_person(owner, t, self.water - self._cheapest_ability(t))
         ]
 
     def _op_parachute(self, arg, owner, decider, src, ctx):
@@ -1324,18 +1366,11 @@ class ReferenceGame:
         if not candidates:
             return
         action = yield from self._ask(owner, [A_SELECT_HAND + t for t in candidates])
+        # Placed where the play cost leaves enough for its cheapest ability (docs: PARACHUTE).
         ptype = action - A_SELECT_HAND
-        budget = self.water - self._cheapest_ability(ptype)
-        if self._board_full(owner):
-            yield from self._make_room(owner, ptype, budget)
-        places = [
-            (c, i) for c, i in self._placements(owner) if self._play_cost(owner, ptype, c) <= budget
-        ]
-        c, i = yield from self._ask_place(owner, places)
-        self.water -= self._play_cost(owner, ptype, c)
-        self.players[owner].hand[ptype] -= 1
-        person = yield from self._enter(owner, c, i, ptype)
+        reserve = self._cheapest_ability(ptype)
+        person = yield from self._play_person(owner, ptype, "parachute", reserve)
         if self._where(person) is not None:
-            yield from self._use_borrowed(owner, person, owner, person)
+            yield from self._use_borrowed(person, owner, person)
         if self._where(person) is not None:
             self._hit(person)

@@ -917,6 +917,8 @@ def _simple_usable(s, prog, owner, src):
             return _any_target(s, decider, arg, src)
         if op == OP_RESTORE:
             return _any_target(s, owner, arg, src)
+        if op == OP_RESTORE_MANY:  # Bonfire: "any number" still needs one to be useful
+            return _any_target(s, owner, T_OWN_DAMAGED_CARD, src)
         if op == OP_RESTORE_READY:
             return _any_target(s, owner, T_OWN_DAMAGED_PERSON, src)
         if op == OP_AND_OR:
