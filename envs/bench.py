@@ -47,9 +47,12 @@ TARGETS = {
     },
     "radlands": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 }
-# game -> "module:Class" of its slow reference: Class(num_players, seed, index) with
-# legal_actions(), step(action) and is_over.
-REFERENCES = {"century": "envs.century.reference:ReferenceGame"}
+# game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
+# players). The class has legal_actions(), step(action) and is_over.
+REFERENCES = {
+    "century": ("envs.century.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
+    "radlands": ("envs.radlands.reference:ReferenceGame", lambda cls, n, seed, i: cls(seed, 0, i)),
+}
 BATCH_SIZES = tuple(4**k for k in range(9))  # 1 … 65536
 QUICK_MAX_BATCH = 4096
 
@@ -368,7 +371,8 @@ def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0
     """The slow reference rules on uniform-random games (None if the game has none)."""
     if game not in REFERENCES:
         return None
-    module, cls = REFERENCES[game].split(":")
+    path, build = REFERENCES[game]
+    module, cls = path.split(":")
     game_cls = getattr(importlib.import_module(module), cls)
     runs = []
     for n in player_counts:
@@ -376,7 +380,7 @@ def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0
         steps = games = 0
         start = time.perf_counter()
         while True:
-            g = game_cls(n, seed, games)
+            g = build(game_cls, n, seed, games)
             while not g.is_over:
                 legal = g.legal_actions()
                 g.step(legal[uniform.below(len(legal))])
