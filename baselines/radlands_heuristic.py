@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from baselines.kernel_agent import KernelAgent
 from encoders import radlands as E
 from envs.core.jit import kernel, parallel_kernel
 from envs.radlands import data as D
@@ -1149,40 +1150,10 @@ def heuristic_batch(obs, masks, out):
         out[i] = heuristic_action(obs[i], masks[i])
 
 
-class RadlandsHeuristicAgent:
+class RadlandsHeuristicAgent(KernelAgent):
     """A sensible-beginner Radlands player; deterministic, decides from the observation only."""
 
-    def act(self, observation: dict) -> int:
-        """One action for an observation dict with ``observation`` and ``action_mask``."""
-        obs = np.ascontiguousarray(observation["observation"], dtype=np.float32)
-        mask = np.ascontiguousarray(observation["action_mask"], dtype=np.int8)
-        _check(obs.shape, mask.shape, 1)
-        action = heuristic_action(obs, mask)
-        if action < 0:
-            raise ValueError("action_mask has no legal action")
-        return int(action)
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One action per row of (B, OBS_SIZE) observations and (B, NUM_ACTIONS) masks."""
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        masks = np.ascontiguousarray(masks, dtype=np.int8)
-        _check(obs.shape, masks.shape, 2)
-        out = np.empty(obs.shape[0], dtype=np.int64)
-        heuristic_batch(obs, masks, out)
-        if (out < 0).any():
-            raise ValueError("some mask rows have no legal action")
-        return out
-
-
-def _check(obs_shape, mask_shape, ndim):
-    if (
-        len(obs_shape) != ndim
-        or len(mask_shape) != ndim
-        or obs_shape[-1] != E.OBS_SIZE
-        or mask_shape[-1] != NUM_ACTIONS
-        or obs_shape[:-1] != mask_shape[:-1]
-    ):
-        raise ValueError(
-            f"expected observations (..., {E.OBS_SIZE}) and masks (..., {NUM_ACTIONS}) with "
-            f"{ndim} dims and matching batch size; got {obs_shape} and {mask_shape}"
-        )
+    obs_size = E.OBS_SIZE
+    num_actions = NUM_ACTIONS
+    policy = staticmethod(heuristic_action)
+    policy_batch = staticmethod(heuristic_batch)

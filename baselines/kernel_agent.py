@@ -1,0 +1,51 @@
+"""Shared shell of the heuristic agents: input checks around a per-game Numba policy.
+
+A subclass names its game's observation and action sizes and two kernels:
+``policy(obs, mask) -> action`` for one observation and ``policy_batch(obs, masks, out)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class KernelAgent:
+    obs_size: int
+    num_actions: int
+    policy = None  # staticmethod(kernel)
+    policy_batch = None  # staticmethod(parallel kernel)
+
+    def act(self, observation: dict) -> int:
+        """One action for an observation dict with ``observation`` and ``action_mask``."""
+        obs = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        mask = np.ascontiguousarray(observation["action_mask"], dtype=np.int8)
+        self._check(obs.shape, mask.shape, 1)
+        action = self.policy(obs, mask)
+        if action < 0:
+            raise ValueError("action_mask has no legal action")
+        return int(action)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row of (B, obs_size) observations and (B, num_actions) masks."""
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.ascontiguousarray(masks, dtype=np.int8)
+        self._check(obs.shape, masks.shape, 2)
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        self.policy_batch(obs, masks, out)
+        if (out < 0).any():
+            raise ValueError("some mask rows have no legal action")
+        return out
+
+    def _check(self, obs_shape, mask_shape, ndim):
+        if (
+            len(obs_shape) != ndim
+            or len(mask_shape) != ndim
+            or obs_shape[-1] != self.obs_size
+            or mask_shape[-1] != self.num_actions
+            or obs_shape[:-1] != mask_shape[:-1]
+        ):
+            raise ValueError(
+                f"expected observations (..., {self.obs_size}) and masks "
+                f"(..., {self.num_actions}) with {ndim} dims and matching batch size; "
+                f"got {obs_shape} and {mask_shape}"
+            )
