@@ -80,7 +80,28 @@ from envs.century.rules import (
     final_scores_into,
     points_to_end,
 )
-from envs.core.errors import ActionError, SnapshotError
+from envs.core.errors import SnapshotError
+from envs.core.snapshot_fields import (
+    action_index,
+)
+from envs.core.snapshot_fields import (
+    fail as _fail,
+)
+from envs.core.snapshot_fields import (
+    read_bool as _bool,
+)
+from envs.core.snapshot_fields import (
+    read_int as _int,
+)
+from envs.core.snapshot_fields import (
+    read_list as _list,
+)
+from envs.core.snapshot_fields import (
+    read_obj as _obj,
+)
+from envs.core.snapshot_fields import (
+    read_str as _str,
+)
 
 GAME_NAME = "century"
 SNAPSHOT_VERSION = 1
@@ -215,51 +236,6 @@ def to_dict(states: np.ndarray, g: int) -> dict:
 
 
 # ---- from_dict: field readers ----------------------------------------------------------------
-
-
-def _fail(path: str, message: str):
-    raise SnapshotError(f"{path}: {message}")
-
-
-def _obj(value, path: str, keys) -> dict:
-    if not isinstance(value, dict):
-        _fail(path, f"expected an object, got {type(value).__name__}")
-    for key in keys:
-        if key not in value:
-            _fail(path, f"missing key {key!r}")
-    for key in value:
-        if key not in keys:
-            _fail(path, f"unknown key {key!r} (expected {', '.join(keys)})")
-    return value
-
-
-def _int(value, path: str, lo: int, hi: int, what: str = "value") -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        _fail(path, f"expected an integer, got {type(value).__name__} {value!r}")
-    value = int(value)
-    if value < lo or value > hi:
-        _fail(path, f"{what} {value} is out of range {lo}..{hi}")
-    return value
-
-
-def _bool(value, path: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        _fail(path, f"expected true or false, got {type(value).__name__} {value!r}")
-    return bool(value)
-
-
-def _list(value, path: str, length: int | None = None) -> list:
-    if not isinstance(value, list):
-        _fail(path, f"expected a list, got {type(value).__name__}")
-    if length is not None and len(value) != length:
-        _fail(path, f"expected {length} entries, got {len(value)}")
-    return value
-
-
-def _str(value, path: str) -> str:
-    if not isinstance(value, str):
-        _fail(path, f"expected a string, got {type(value).__name__} {value!r}")
-    return value
 
 
 def _cubes(value, path: str, hi: int = _INT16_MAX) -> list[int]:
@@ -615,17 +591,9 @@ def _read_pending(raw, s) -> int | None:
 # ---- action names and board ------------------------------------------------------------------
 
 
-def _action_index(action) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ActionError(f"action must be an integer, got {type(action).__name__} {action!r}")
-    if not 0 <= int(action) < NUM_ACTIONS:
-        raise ActionError(f"action {int(action)} is out of range 0..{NUM_ACTIONS - 1}")
-    return int(action)
-
-
 def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in game ``g``'s position, e.g. ``"acquire slot 3 (RR>GG)"``."""
-    a = _action_index(action)
+    a = action_index(action, NUM_ACTIONS)
     s = states[g]
     if a < A_ACQUIRE:
         return f"play {MERCHANT_NAMES[a - A_PLAY]}"

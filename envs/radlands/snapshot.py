@@ -47,7 +47,28 @@ from collections import Counter
 
 import numpy as np
 
-from envs.core.errors import ActionError, SnapshotError
+from envs.core.errors import SnapshotError
+from envs.core.snapshot_fields import (
+    action_index,
+)
+from envs.core.snapshot_fields import (
+    fail as _fail,
+)
+from envs.core.snapshot_fields import (
+    read_bool as _bool,
+)
+from envs.core.snapshot_fields import (
+    read_int as _int,
+)
+from envs.core.snapshot_fields import (
+    read_list as _list,
+)
+from envs.core.snapshot_fields import (
+    read_obj as _obj,
+)
+from envs.core.snapshot_fields import (
+    read_str as _str,
+)
 from envs.radlands import data as D
 from envs.radlands.effects import OPS, TARGETS
 from envs.radlands.rules import (
@@ -598,53 +619,6 @@ def to_dict(states: np.ndarray, g: int) -> dict:
 
 
 # ---- from_dict: field readers ----------------------------------------------------------------
-
-
-def _fail(path: str, message: str):
-    raise SnapshotError(f"{path}: {message}")
-
-
-def _obj(value, path: str, keys) -> dict:
-    if not isinstance(value, dict):
-        _fail(path, f"expected an object, got {type(value).__name__}")
-    for key in keys:
-        if key not in value:
-            _fail(path, f"missing key {key!r}")
-    for key in value:
-        if key not in keys:
-            _fail(path, f"unknown key {key!r} (expected {', '.join(keys)})")
-    return value
-
-
-def _int(value, path: str, lo: int, hi: int, what: str = "value") -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        _fail(path, f"expected an integer, got {type(value).__name__} {value!r}")
-    value = int(value)
-    if value < lo or value > hi:
-        _fail(path, f"{what} {value} is out of range {lo}..{hi}")
-    return value
-
-
-def _bool(value, path: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        _fail(path, f"expected true or false, got {type(value).__name__} {value!r}")
-    return bool(value)
-
-
-def _list(value, path: str, length: int | None = None, most: int | None = None) -> list:
-    if not isinstance(value, list):
-        _fail(path, f"expected a list, got {type(value).__name__}")
-    if length is not None and len(value) != length:
-        _fail(path, f"expected {length} entries, got {len(value)}")
-    if most is not None and len(value) > most:
-        _fail(path, f"expected at most {most} entries, got {len(value)}")
-    return value
-
-
-def _str(value, path: str) -> str:
-    if not isinstance(value, str):
-        _fail(path, f"expected a string, got {type(value).__name__} {value!r}")
-    return value
 
 
 def _player(value, path: str) -> int:
@@ -1273,14 +1247,6 @@ def _check_lifted(s):
 # ---- action names ------------------------------------------------------------------------------
 
 
-def _action_index(action) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ActionError(f"action must be an integer, got {type(action).__name__} {action!r}")
-    if not 0 <= int(action) < NUM_ACTIONS:
-        raise ActionError(f"action {int(action)} is out of range 0..{NUM_ACTIONS - 1}")
-    return int(action)
-
-
 def _short_name(s, p: int, c: int, i: int, reveal_punks: bool = False) -> str:
     if s["ent_kind"][p, c, i] == CAMP:
         return CAMP_NAMES[int(s["camp"][p, c])]
@@ -1376,7 +1342,7 @@ def _choose_text(s, k: int, op: int, d: int) -> str:
 def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in game ``g``'s position, e.g. ``"use Sniper (col 2, front) ability
     1"`` or ``"target opponent's Railgun (col 1)"``. Sides are seen from the decider."""
-    a = _action_index(action)
+    a = action_index(action, NUM_ACTIONS)
     s = states[g]
     me = int(s["current_player"])
     if a < A_PLAY_PERSON:
