@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+
+import numpy as np
 
 EXIT_USAGE = 2
 
@@ -29,11 +32,46 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _warm_up(task: tuple[str, str, int]) -> str:
+    """Compile (or load) one part of the kernels the arena uses; runs in a worker process."""
+    import envs
+    from baselines.evaluate import make_agent
+    from envs.core.sampling import policy_words, random_legal_actions
+
+    game, part, seed = task
+    batch = envs.make_batch(game, 2, 2, seed=seed)
+    if part == "rollout":
+        batch.random_rollout(2)
+        return game
+    obs = batch.reset()
+    actions = np.zeros(2, dtype=np.int64)
+    random_legal_actions(batch.legal_mask, policy_words(seed, 2), actions)
+    make_agent("heuristic", game, seed).act_batch(obs, batch.legal_mask)
+    batch.step(actions)
+    return game
+
+
+def _warm_all(games, seed: int) -> None:
+    """Numba compiles on one core, so compile the games' match kernels and rollout kernels
+    side by side in worker processes; each writes Numba's on-disk cache and the arena then
+    loads the machine code instead of compiling it one kernel after another."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    workers = os.cpu_count() or 1
+    if workers < 2:
+        return
+    tasks = [(g, "match", seed) for g in games] + [(g, "rollout", seed) for g in games]
+    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=get_context("spawn")) as pool:
+        list(pool.map(_warm_up, tasks))
+
+
 def cmd_arena(args) -> int:
     import envs
     from baselines.evaluate import play_match
 
     rows = []
+    _warm_all(envs.available_games(), args.seed)
     for game in envs.available_games():
         players = 2
         match = play_match(
