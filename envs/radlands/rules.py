@@ -968,6 +968,16 @@ def _wait(s, decider, skip_allowed):
 
 
 @kernel
+def _offer(s, d, count, decider, skip_allowed):
+    """Ask ``decider`` to choose among the ``count`` options just put in ``pend_mask``; with
+    none, the step has nothing to do and the program moves on."""
+    if count == 0:
+        _next(s, d)
+        return DONE
+    return _wait(s, decider, skip_allowed)
+
+
+@kernel
 def _uids_of(s, p_mask, people, camps, only_damaged, unprot_viewer, out):
     """Collect uids of matching cards (p_mask bit p selects player p) into ``out``."""
     n = 0
@@ -1194,10 +1204,7 @@ def _exec(s, d, action):
     if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
         people_only = op == OP_COLUMN_DESTROY_PEOPLE
         if action < 0:
-            if _fill_columns(s, owner, people_only, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, False)
+            return _offer(s, d, _fill_columns(s, owner, people_only, s.pend_mask), owner, False)
         p = 1 - owner
         c = (action - A_SELECT_COLUMN) % 3
         uids = np.zeros(DEPTH, np.int16)
@@ -1305,10 +1312,7 @@ def _exec(s, d, action):
 
     if op == OP_RETURN_TO_HAND:
         if action < 0:
-            if _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, False)
+            return _offer(s, d, _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask), owner, False)
         pos = _decode_target(s, owner, action)
         c, i = (pos % 9) // 3, pos % 3
         s.hand[owner, s.ent_type[owner, c, i]] += 1  # a punk comes back as a face-up card
@@ -1319,10 +1323,7 @@ def _exec(s, d, action):
     # -- events ------------------------------------------------------------------------------
     if op == OP_ADVANCE_EVENT:
         if action < 0:
-            if _fill_events(s, owner, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, False)
+            return _offer(s, d, _fill_events(s, owner, s.pend_mask), owner, False)
         k = action - A_SELECT_EVENT
         p = owner if k // 3 == 0 else 1 - owner
         j = k % 3
@@ -1365,10 +1366,7 @@ def _exec(s, d, action):
     # -- camps with their own procedures ------------------------------------------------------
     if op == OP_FLIP_PUNK:
         if action < 0:
-            if _fill_own(s, owner, True, False, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, False)
+            return _offer(s, d, _fill_own(s, owner, True, False, s.pend_mask), owner, False)
         pos = _decode_target(s, owner, action)
         c, i = (pos % 9) // 3, pos % 3
         t = s.ent_type[owner, c, i]
@@ -1390,10 +1388,7 @@ def _exec(s, d, action):
 
     if op == OP_REBUILD:
         if action < 0:
-            if _fill_own(s, owner, False, True, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, False)
+            return _offer(s, d, _fill_own(s, owner, False, True, s.pend_mask), owner, False)
         pos = _decode_target(s, owner, action)
         c = (pos % 9) // 3
         s.camp_state[owner, c] = 0
@@ -1474,10 +1469,9 @@ def _exec(s, d, action):
     if op == OP_OCTAGON:
         if stage == 0:
             if action < 0:
-                if _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
-                    _next(s, d)
-                    return DONE
-                return _wait(s, owner, False)
+                return _offer(
+                    s, d, _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask), owner, False
+                )
             pos = _decode_target(s, owner, action)
             _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
             s.fr_stage[d] = 1
@@ -1665,10 +1659,9 @@ def _exec(s, d, action):
         adrenaline = op == OP_ADRENALINE
         if stage == 0:
             if action < 0:
-                if _fill_borrow(s, owner, src, adrenaline, s.pend_mask) == 0:
-                    _next(s, d)
-                    return DONE
-                return _wait(s, owner, False)
+                return _offer(
+                    s, d, _fill_borrow(s, owner, src, adrenaline, s.pend_mask), owner, False
+                )
             pos = _decode_target(s, owner, action)
             s.fr_that[d] = s.ent_uid[pos // 9, (pos % 9) // 3, pos % 3]
             s.fr_stage[d] = 1
