@@ -1,0 +1,1 @@
+"""Everdell (work in progress; not registered yet)"""
