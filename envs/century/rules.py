@@ -37,7 +37,8 @@ from envs.century.data import (
     STARTING_UPGRADE_TYPE,
 )
 from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint
+from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
+from envs.core.sampling import random_legal
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
@@ -124,16 +125,6 @@ def _end_target(num_players):
 
 
 @kernel
-def _shuffle(words, values, n):
-    # Fisher-Yates from the top; the reference implementation draws in the same order.
-    for i in range(n - 1, 0, -1):
-        j = randint(words, 0, i + 1)
-        tmp = values[i]
-        values[i] = values[j]
-        values[j] = tmp
-
-
-@kernel
 def init_game(states, g, num_players, key, options=0):
     """Set game ``g`` to a fresh deal (CSR-S1…S7) from the RNG word ``key``.
 
@@ -164,7 +155,7 @@ def init_game(states, g, num_players, key, options=0):
     # CSR-S1: shuffle the point cards, deal 5 face up.
     for i in range(N_POINT):
         s.point_deck[i] = i
-    _shuffle(s.rng, s.point_deck, N_POINT)
+    shuffle(s.rng, s.point_deck, N_POINT)
     for j in range(POINT_ROW_SIZE):
         s.point_row[j] = s.point_deck[j]
     s.point_deck_top = POINT_ROW_SIZE
@@ -174,7 +165,7 @@ def init_game(states, g, num_players, key, options=0):
     # CSR-S4: shuffle the 43 market cards, deal 6 face up.
     for i in range(N_DECK):
         s.merchant_deck[i] = _DECK_TYPES[i]
-    _shuffle(s.rng, s.merchant_deck, N_DECK)
+    shuffle(s.rng, s.merchant_deck, N_DECK)
     for k in range(MARKET_SIZE):
         s.market[k] = s.merchant_deck[k]
     s.merchant_deck_top = MARKET_SIZE
@@ -524,20 +515,6 @@ def step_batch(
         legal_mask_into(states, i, masks[i])
 
 
-@kernel
-def _random_legal(mask, words):
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    r = randint(words, 0, count)
-    for a in range(mask.shape[0]):
-        if mask[a] == 1:
-            if r == 0:
-                return a
-            r -= 1
-    return -1
-
-
 @parallel_kernel
 def random_rollout_kernel(
     scratch,
@@ -570,7 +547,7 @@ def random_rollout_kernel(
             s = scratch[c]
             while s.phase != PHASE_OVER:
                 legal_mask_into(scratch, c, mask)
-                apply_action(scratch, c, _random_legal(mask, policy))
+                apply_action(scratch, c, random_legal(mask, policy, 0))
             out_len[k] = s.step_count
             for p in range(num_players):
                 out_scores[k, p] = s.score[p]

@@ -59,6 +59,17 @@ def randint(words, slot, n):
     return np.int64(next_u64(words, slot) % np.uint64(n))
 
 
+@kernel
+def shuffle(words, values, n):
+    """Fisher-Yates over ``values[:n]`` from the top, drawing from ``words[0]``; the slow
+    references shuffle with ``PyRng`` in exactly this order."""
+    for i in range(n - 1, 0, -1):
+        j = randint(words, 0, i + 1)
+        tmp = values[i]
+        values[i] = values[j]
+        values[j] = tmp
+
+
 # ---- pure-Python twins --------------------------------------------------------------------
 
 

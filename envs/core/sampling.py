@@ -7,8 +7,26 @@ its word, never on the batch size or the number of threads.
 import numpy as np
 from numba import prange
 
-from envs.core.jit import parallel_kernel
+from envs.core.jit import kernel, parallel_kernel
 from envs.core.rng import STREAM_POLICY, derive_key, randint
+
+
+@kernel
+def random_legal(mask, words, slot):
+    """A uniform legal action of the 0/1 ``mask`` drawn with ``words[slot]``; -1 (and no draw)
+    when nothing is legal. Every rollout and batch sampler picks actions through this."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a] != 0
+    if count == 0:
+        return -1
+    r = randint(words, slot, count)
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            if r == 0:
+                return a
+            r -= 1
+    return -1
 
 
 @parallel_kernel
@@ -19,20 +37,7 @@ def random_legal_actions(masks, words, out):
     integers. A row with no legal action gets -1 and leaves its word unchanged.
     """
     for i in prange(masks.shape[0]):
-        row = masks[i]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a] != 0
-        if count == 0:
-            out[i] = -1
-            continue
-        r = randint(words, i, count)
-        for a in range(row.shape[0]):
-            if row[a] != 0:
-                if r == 0:
-                    out[i] = a
-                    break
-                r -= 1
+        out[i] = random_legal(masks[i], words, i)
 
 
 @parallel_kernel

@@ -18,7 +18,8 @@ import numpy as np
 from numba import prange
 
 from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint
+from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
+from envs.core.sampling import random_legal
 from envs.radlands import data as D
 from envs.radlands.effects import CONDITION, OP, SET, TARGET, compile_programs
 
@@ -395,6 +396,12 @@ def _end_game(s, winner):
             s.discard[s.discard_n] = s.fr_arg[d]
             s.discard_n += 1
     s.depth = 0
+    _record_scores(s)
+
+
+@kernel
+def _record_scores(s):
+    """A player's score is the number of their undestroyed camps (RAD-E1)."""
     for p in range(N_PLAYERS):
         alive = 0
         for c in range(COLS):
@@ -417,15 +424,6 @@ def _check_camps(s):
 
 
 @kernel
-def _shuffle(words, values, n):
-    for i in range(n - 1, 0, -1):
-        j = randint(words, 0, i + 1)
-        tmp = values[i]
-        values[i] = values[j]
-        values[j] = tmp
-
-
-@kernel
 def _take_top(s):
     """The top card of the draw deck, or -1 when the game just ended in a draw (RAD-E2)."""
     if s.deck_n == 0:
@@ -438,7 +436,7 @@ def _take_top(s):
         s.deck_n = s.discard_n
         s.discard_n = 0
         s.reshuffled = 1
-        _shuffle(s.rng, s.deck, s.deck_n)
+        shuffle(s.rng, s.deck, s.deck_n)
     s.deck_n -= 1
     return s.deck[s.deck_n]
 
@@ -1961,7 +1959,7 @@ def init_game(states, g, num_players, key, options=0):
                 s.offer[p, k] = -1
             s.kept_n[p] = 3
     else:
-        _shuffle(s.rng, camps, N_CAMPS)
+        shuffle(s.rng, camps, N_CAMPS)
         for p in range(N_PLAYERS):
             for k in range(6):
                 s.offer[p, k] = camps[p * 6 + k]
@@ -1972,7 +1970,7 @@ def init_game(states, g, num_players, key, options=0):
             s.deck[n] = t
             n += 1
     s.deck_n = n
-    _shuffle(s.rng, s.deck, n)
+    shuffle(s.rng, s.deck, n)
     # 3. first player (RAD-S5)
     s.first_player = randint(s.rng, 0, 2)
     if first_game:
@@ -2113,12 +2111,7 @@ def apply_action(states, g, action):
     if s.terminated == 0 and s.step_count >= STEP_CAP:
         s.truncated = 1
         s.phase = PHASE_OVER
-        for p in range(N_PLAYERS):
-            alive = 0
-            for c in range(COLS):
-                if s.camp_state[p, c] < 2:
-                    alive += 1
-            s.score[p] = alive
+        _record_scores(s)
 
 
 @kernel
@@ -2179,20 +2172,6 @@ def step_batch(
         legal_mask_into(states, i, masks[i])
 
 
-@kernel
-def _random_legal(mask, words):
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    r = randint(words, 0, count)
-    for a in range(mask.shape[0]):
-        if mask[a] == 1:
-            if r == 0:
-                return a
-            r -= 1
-    return -1
-
-
 @parallel_kernel
 def random_rollout_kernel(
     scratch,
@@ -2219,7 +2198,7 @@ def random_rollout_kernel(
             s = scratch[c]
             while s.phase != PHASE_OVER:
                 legal_mask_into(scratch, c, mask)
-                apply_action(scratch, c, _random_legal(mask, policy))
+                apply_action(scratch, c, random_legal(mask, policy, 0))
             out_len[k] = s.step_count
             for p in range(num_players):
                 out_scores[k, p] = s.score[p]
