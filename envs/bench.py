@@ -46,6 +46,7 @@ TARGETS = {
         "warm_start_s": 2.0,
     },
     "radlands": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
+    "everdell": {"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
 }
 # game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
 # players). The class has legal_actions(), step(action) and is_over.

@@ -16,7 +16,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(
-    "game,players,options", [("century", 3, 0), ("radlands", 2, 0), ("radlands", 2, 15)]
+    "game,players,options",
+    [
+        ("century", 3, 0),
+        ("radlands", 2, 0),
+        ("radlands", 2, 15),
+        ("everdell", 2, 0),
+        ("everdell", 1, 3),
+    ],
 )
 def test_plain_python_kernels_match_compiled(game, players, options):
     steps = 250

@@ -12,7 +12,11 @@ from envs.core.errors import OptionError, PlayerCountError, UnknownGameError
 from envs.core.game import GameSpec
 
 # name -> module exposing ``SPEC`` (a GameSpec)
-_REGISTRY: dict[str, str] = {"century": "envs.century.spec", "radlands": "envs.radlands.spec"}
+_REGISTRY: dict[str, str] = {
+    "century": "envs.century.spec",
+    "everdell": "envs.everdell.spec",
+    "radlands": "envs.radlands.spec",
+}
 _LOADED: dict[str, GameSpec] = {}
 
 

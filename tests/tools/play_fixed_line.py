@@ -24,7 +24,7 @@ def play(game: str, num_players: int, options: int, max_steps: int, seeds=(0, 1)
         rules.init_game(states, 0, num_players, game_key(seed), np.int64(options))
         mask = np.zeros(rules.NUM_ACTIONS, np.int8)
         for step in range(max_steps):
-            if states[0].phase == rules.PHASE_OVER:
+            if states[0].terminated or states[0].truncated:
                 break
             rules.legal_mask_into(states, 0, mask)
             legal = np.flatnonzero(mask)

@@ -1,0 +1,41 @@
+"""Everdell as a PettingZoo AEC environment (1 to 4 players).
+
+===================  ==========================================================================
+Agents               ``player_0`` … ``player_{n-1}`` (seats); the first player is random
+                     (EVD-S7). With 1 player the opponent is Rugwort, the base game's automated
+                     opponent: he is not an agent; his moves come from the game's RNG (the d8)
+Action space         ``Discrete(NUM_ACTIONS)``; the table is in docs/everdell.md (turn actions:
+                     place a worker, play a card, prepare for season, pass; then the
+                     sub-decisions: payment, resources, cards, Meadow, city cards, opponents,
+                     revealed cards, workers, numbers, done)
+Agent to act         whoever decides; every sub-decision is its own step for the player whose
+                     card or action it is. A decision with a single legal action is taken
+                     automatically
+Observation          ``{"observation": float32 (see encoders/everdell.py), "action_mask": int8}``
+Rewards              at the end only: +1 winner, -1/(n-1) to the others; solo +1 / -1 against
+                     Rugwort; 0 to all on a tie after EVD-E3's tie-breaks
+Options              rugwort_year (1, 2, 3; solo only), docs/everdell.md
+Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+===================  ==========================================================================
+"""
+
+from envs.core import aec
+from envs.everdell.spec import SPEC
+
+
+class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
+    metadata = {**aec.MeepleAECEnv.metadata, "name": "meeple_everdell_v0"}
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
+        from envs.core.registry import check_num_players, check_options
+
+        check_num_players(SPEC, num_players)
+        super().__init__(
+            SPEC, num_players=num_players, render_mode=render_mode, **check_options(SPEC, options)
+        )
+
+
+def env(num_players: int = 2, render_mode: str | None = None, **options):
+    return aec.OrderEnforcingWrapper(
+        raw_env(num_players=num_players, render_mode=render_mode, **options)
+    )

@@ -1,0 +1,48 @@
+"""Everdell's ``GameSpec`` and its options (docs/everdell.md, "Options")."""
+
+from encoders import everdell as encoder
+from envs.core.errors import OptionError
+from envs.core.game import GameSpec
+from envs.everdell import rules, snapshot
+
+OPTIONS = {
+    "rugwort_year": 1,  # solo only: Rugwort the Rascal (1), the Rotten (2), the Rapscallion (3)
+}
+_CHOICES = {"rugwort_year": (1, 2, 3)}
+
+
+def encode_options(options: dict) -> int:
+    """Validate the options and pack them into the bits ``rules.init_game`` reads."""
+    for name, allowed in _CHOICES.items():
+        value = options[name]
+        if isinstance(value, bool) or value not in allowed:
+            raise OptionError(f"everdell: option {name} must be one of {allowed}, got {value!r}")
+    return int(options["rugwort_year"]) << rules.OPTION_YEAR_SHIFT
+
+
+SPEC = GameSpec(
+    name="everdell",
+    min_players=1,
+    max_players=4,
+    num_actions=rules.NUM_ACTIONS,
+    obs_size=encoder.OBS_SIZE,
+    obs_high=encoder.OBS_HIGH,
+    state_dtype=rules.STATE_DTYPE,
+    init_game=rules.init_game,
+    legal_mask_into=rules.legal_mask_into,
+    apply_action=rules.apply_action,
+    rewards_into=rules.rewards_into,
+    reset_batch=rules.reset_batch,
+    legal_masks_batch=rules.legal_masks_batch,
+    step_batch=rules.step_batch,
+    random_rollout_kernel=rules.random_rollout_kernel,
+    encode_into=encoder.encode_into,
+    encode_batch=encoder.encode_batch,
+    action_to_string=snapshot.action_to_string,
+    render=snapshot.render,
+    to_dict=snapshot.to_dict,
+    from_dict=snapshot.from_dict,
+    options=OPTIONS,
+    encode_options=encode_options,
+    docs="docs/everdell.md",
+)
