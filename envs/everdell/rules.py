@@ -701,7 +701,8 @@ def _pay_methods(s, p, t, out):
         k = _find_type(s, p, CRANE)
         if k >= 0 and _deficit_card(s, p, t, 0) <= 3 and _enters(s, p, t, k):
             out[PAY_CRANE] = 1
-    if _deficit_card(s, p, t, 0) <= 3:
+    dungeon, cell = _jail_slot(s, p)
+    if cell >= 0 and _deficit_card(s, p, t, 0) <= 3:
         for k in range(CITY_SLOTS):
             if _jailable(s, p, t, k):
                 out[PAY_DUNGEON] = 1
@@ -777,12 +778,12 @@ def _take_answer(s):
 
 @kernel
 def _rel(s, p, q):
-    return (q - p) % s.seats
+    return (np.int64(q) - np.int64(p)) % np.int64(s.seats)
 
 
 @kernel
 def _abs(s, p, rel):
-    return (p + rel) % s.seats
+    return (np.int64(p) + np.int64(rel)) % np.int64(s.seats)
 
 
 @kernel
@@ -2293,7 +2294,7 @@ def event_points(s, p, e):
         n = 0
         k = _find_type(s, p, DUNGEON)
         if k >= 0:
-            n = (s.city_jail[p, k, 0] >= 0) + (s.city_jail[p, k, 1] >= 0)
+            n = np.int64(s.city_jail[p, k, 0] >= 0) + np.int64(s.city_jail[p, k, 1] >= 0)
         return min(6, 3 * n)
     if e == EV_PILGRIMS:
         return min(6, 3 * _workers_on(s, p, MONASTERY))
