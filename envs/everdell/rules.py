@@ -1243,7 +1243,8 @@ def _run_play(s, f):
                     mask[A_CITY + k] = 1
             return _ask(s, p, PK_RUINS)
         k = a - A_CITY
-        old = _remove_city_card(s, p, k, -1, True)
+        # A permanent worker on the replaced card stays, now on the Ruins (as for University).
+        old = _remove_city_card(s, p, k, _city_code(p, k), True)
         for r in range(4):
             s.resources[p, r] += COST[old, r]
         s.city[p, k] = RUINS
@@ -2378,8 +2379,7 @@ def _finish(s, truncated):
     s.current_player = -1
     s.pend_kind = PK_NONE
     s.pend_mask[:] = 0
-    s.depth = 0
-    if truncated:
+    if truncated:  # the task stack stays as it was, so a card being paid for is not lost
         s.truncated = 1
         s.winner = -1
         return
