@@ -570,11 +570,12 @@ def test_postal_pigeon_plays_one_revealed_card_worth_three_or_less_free():
 def test_ranger_moves_a_placed_worker_and_resolves_the_new_spot():
     states = new_position()
     w = place_worker(states, 0, loc_code("basic_1_pebble"))
+    other = place_worker(states, 0, loc_code("basic_2_resin"))
     give(states, 0, "ranger")
     set_resources(states, 0, berry=2)
     do(states, play_hand("ranger"))
     assert pending(states) == (R.PK_WORKER, 0)
-    assert legal(states) == {worker(w), DONE}  # only the placed worker
+    assert legal(states) == {worker(w), worker(other)}  # the move is compulsory: no "done"
     do(states, worker(w))
     assert pending(states) == (R.PK_PLACE, 0)
     assert place_basic("basic_1_pebble") not in legal(states)  # a different location

@@ -69,7 +69,6 @@ from everdell_rule_helpers import (
     slot_of,
     stack,
     turn_to,
-    worker,
 )
 
 from envs.everdell import data as D
@@ -1049,8 +1048,7 @@ def test_event_wee_run_city():
     act(states, place_basic("basic_3_twig"))
     turn_to(states, 0)
     act(states, place_event(states, key))
-    assert pending(states) == (R.PK_WORKER, 0)
-    act(states, worker(0))
+    # The recall is compulsory and only worker 0 can come back: taken without a decision.
     s = state(states)
     assert int(s["wloc"][0, 0]) == R.W_FREE and int(s["wloc"][0, 1]) == R.W_EVENT + EVENT[key]
     assert event_points(states, 0, key) == 4

@@ -1933,11 +1933,7 @@ def _run_ranger(s, f):
             if not found:
                 _pop(s)
                 return GO
-            mask[A_DONE] = 1
-            return _ask(s, p, PK_WORKER)
-        if a == A_DONE:
-            _pop(s)
-            return GO
+            return _ask(s, p, PK_WORKER)  # compulsory: the card has no "may"
         w = a - A_WORKER
         s.fr_a[f] = w
         s.fr_b[f] = s.wloc[p, w]
@@ -2010,9 +2006,8 @@ def _run_event(s, f):
                     mask[A_WORKER + w] = 1
                     found = True
             if found:
-                mask[A_DONE] = 1
-                return _ask(s, p, PK_WORKER)
-        elif a != A_DONE:
+                return _ask(s, p, PK_WORKER)  # compulsory when a worker can come back
+        else:
             s.wloc[p, a - A_WORKER] = W_FREE
         _store_event(s, e, EV_POINTS[e])
     elif e == EV_SCROLLS:  # reveal 5, keep any, tuck the rest for 1 point each
