@@ -1,0 +1,1 @@
+"""Endeavor: Age of Sail, rules-sheet edition (work in progress; not registered yet)"""
