@@ -1,0 +1,37 @@
+"""Endeavor (the rules text's game) as a PettingZoo AEC environment (2 to 4 players).
+
+===================  ==========================================================================
+Agents               ``player_0`` … ``player_{n-1}`` (seats); the first player is random
+Action space         ``Discrete(NUM_ACTIONS)``; the table is in docs/endeavor.md (setup picks,
+                     role and tokens while planning, then each role's choices and ``done``)
+Agent to act         whoever decides: while planning every player in turn picks a role and a
+                     token count, hidden from the others until execution; then each player
+                     executes their role in role-number order (END-O3). A decision with a
+                     single legal action is taken automatically
+Observation          ``{"observation": float32 (see encoders/endeavor.py), "action_mask": int8}``
+Rewards              at the end only: +1 shared by the winners, -1 shared by the others; 0 to
+                     all when everyone ties (END-E3) or the game is cut off
+Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+===================  ==========================================================================
+"""
+
+from envs.core import aec
+from envs.endeavor.spec import SPEC
+
+
+class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
+    metadata = {**aec.MeepleAECEnv.metadata, "name": "meeple_endeavor_v0"}
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
+        from envs.core.registry import check_num_players, check_options
+
+        check_num_players(SPEC, num_players)
+        super().__init__(
+            SPEC, num_players=num_players, render_mode=render_mode, **check_options(SPEC, options)
+        )
+
+
+def env(num_players: int = 2, render_mode: str | None = None, **options):
+    return aec.OrderEnforcingWrapper(
+        raw_env(num_players=num_players, render_mode=render_mode, **options)
+    )
