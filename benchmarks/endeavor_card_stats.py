@@ -1,0 +1,97 @@
+"""Per-card balance check for Endeavor's designed tables (docs/endeavor.md, "Balance").
+
+Plays uniformly random games and, for every card, the win rate of the players who held it at
+the end (a city: its marker or the card on the board; an empire card or building: on the
+board). A balanced table keeps every card near the average win rate of a holder; a card far
+above it would decide games.
+
+    python benchmarks/endeavor_card_stats.py --players 2 --games 20000 [--json FILE]
+"""
+
+import argparse
+import json
+
+import numpy as np
+from tqdm import tqdm
+
+from envs.core.rng import game_key
+from envs.core.sampling import random_legal
+from envs.endeavor import data as D
+from envs.endeavor import rules as R
+
+KINDS = (("city", D.N_CITIES, D.CITY_NAMES), ("empire", D.N_EMPIRE, D.EMPIRE_NAMES))
+KINDS += (("building", D.N_BUILDINGS, D.BUILDING_NAMES),)
+
+
+def _holders(s, n):
+    """(kind, card id) -> set of seats holding the card at the end."""
+    held = {}
+    for k in range(R.N_SLOTS):
+        if s["slot_owner"][k] >= 0:
+            held.setdefault(("city", int(s["slot_city"][k])), set()).add(int(s["slot_owner"][k]))
+    names = {R.K_CITY: "city", R.K_BUILDING: "building", R.K_EMPIRE: "empire"}
+    for p in range(n):
+        for i in range(int(s["board_n"][p])):
+            key = (names[int(s["board_kind"][p, i])], int(s["board_id"][p, i]))
+            held.setdefault(key, set()).add(p)
+    return held
+
+
+def card_stats(num_players: int, games: int, seed: int = 0, progress: bool = True) -> dict:
+    states = np.zeros(1, R.STATE_DTYPE)
+    mask = np.zeros(R.NUM_ACTIONS, np.int8)
+    words = np.zeros(1, np.uint64)
+    held_games = {}
+    held_wins = {}
+    for g in tqdm(range(games), disable=not progress, desc=f"{num_players} players"):
+        R.init_game(states, 0, num_players, game_key(seed, g), 0)
+        words[0] = game_key(seed + 1, g)
+        s = states[0]
+        while s["phase"] != R.PH_OVER:
+            R.legal_mask_into(states, 0, mask)
+            R.apply_action(states, 0, random_legal(mask, words, 0))
+        for key, seats in _holders(s, num_players).items():
+            for p in seats:
+                held_games[key] = held_games.get(key, 0) + 1
+                held_wins[key] = held_wins.get(key, 0) + int((s["winners"] >> p) & 1)
+    rows = []
+    for kind, count, names in KINDS:
+        for cid in range(count):
+            n_held = held_games.get((kind, cid), 0)
+            wins = held_wins.get((kind, cid), 0)
+            rows.append(
+                {
+                    "kind": kind,
+                    "id": cid,
+                    "name": names[cid],
+                    "held": n_held,
+                    "win_rate": wins / n_held if n_held else None,
+                }
+            )
+    total_held = sum(held_games.values())
+    average = sum(held_wins.values()) / total_held if total_held else 0.0
+    return {"num_players": num_players, "games": games, "average": average, "cards": rows}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default=None, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    result = card_stats(args.players, args.games, args.seed)
+    print(
+        f"{args.games} random {args.players}-player games; a holder wins "
+        f"{result['average']:.1%} on average"
+    )
+    for row in result["cards"]:
+        rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.1%}"
+        print(f"{row['kind']:>8} {row['name']:<28} held {row['held']:>6}  wins {rate}")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(result, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()
