@@ -47,12 +47,14 @@ TARGETS = {
     },
     "radlands": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
     "everdell": {"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
+    "endeavor": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 }
 # game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
 # players). The class has legal_actions(), step(action) and is_over.
 REFERENCES = {
     "century": ("envs.century.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
     "radlands": ("envs.radlands.reference:ReferenceGame", lambda cls, n, seed, i: cls(seed, 0, i)),
+    "endeavor": ("envs.endeavor.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
 }
 BATCH_SIZES = tuple(4**k for k in range(9))  # 1 … 65536
 QUICK_MAX_BATCH = 4096

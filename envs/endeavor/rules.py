@@ -361,8 +361,8 @@ def _role_mask(s, p, mask):
         for g in range(NG):
             if s.goods[p, g] > 0:
                 mask[A_GOOD + g] = 1
-        if s.strength >= 1:
-            mask[A_PAY_TOKEN] = 1
+        if s.strength >= 1 and s.goods[p].sum() < s.gov_due:
+            mask[A_PAY_TOKEN] = 1  # END-G: a token only for a good the player lacks
         return
     if sub == SUB_GOV_MOVE:
         for k in range(N_SLOTS):
