@@ -445,7 +445,7 @@ def bases(positions, truncated):
 
     return {
         "setup": to_dict(_new_game(7, 3), 0),
-        "return": to_dict(_first(positions, lambda s: live(s, R.PH_EMPIRE_RETURN)), 0),
+        "return": to_dict(_first(positions, lambda s: s["phase"] == R.PH_EMPIRE_RETURN), 0),
         "plan": to_dict(_first(positions, planning), 0),
         "tokens": to_dict(_first(positions, lambda s: live(s, R.PH_PLAN_TOKENS)), 0),
         "merchant": to_dict(_first(positions, merchant), 0),
