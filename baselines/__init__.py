@@ -1,10 +1,16 @@
 """Baseline agents: ``RandomAgent`` (uniform over legal actions, any game) and one
 rule-of-thumb heuristic per game that reads only the observation vector and the mask
-(``CenturyHeuristicAgent``, ``RadlandsHeuristicAgent``). Every agent has
+(``CenturyHeuristicAgent``, ``RadlandsHeuristicAgent``, ``EverdellHeuristicAgent``). Every agent has
 ``act(observation_dict)`` and ``act_batch(observations, masks)``."""
 
 from baselines.century_heuristic import CenturyHeuristicAgent
+from baselines.everdell_heuristic import EverdellHeuristicAgent
 from baselines.radlands_heuristic import RadlandsHeuristicAgent
 from baselines.random_agent import RandomAgent
 
-__all__ = ["CenturyHeuristicAgent", "RadlandsHeuristicAgent", "RandomAgent"]
+__all__ = [
+    "CenturyHeuristicAgent",
+    "EverdellHeuristicAgent",
+    "RadlandsHeuristicAgent",
+    "RandomAgent",
+]

@@ -32,6 +32,7 @@ AGENT_NAMES = ("heuristic", "random")
 HEURISTICS = {
     "century": "baselines.century_heuristic:CenturyHeuristicAgent",
     "radlands": "baselines.radlands_heuristic:RadlandsHeuristicAgent",
+    "everdell": "baselines.everdell_heuristic:EverdellHeuristicAgent",
 }
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048

@@ -1118,7 +1118,14 @@ def _first_legal(mask):
 @kernel
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its 0/1 action mask."""
+    # A record view does not keep its array alive and Numba frees an array right after its
+    # last use, so the array is passed down and held by the caller until the decision is made.
     boards = np.zeros(1, BOARD_DTYPE)
+    return _heuristic_action(obs, mask, boards)
+
+
+@kernel
+def _heuristic_action(obs, mask, boards):
     b = boards[0]
     _decode(obs, b)
     phase = _onehot(obs, E.PHASE_ONEHOT, 4)

@@ -1,0 +1,314 @@
+"""Everdell baselines: the heuristic is always legal, plays sensibly, and beats the random agent.
+
+Games are driven with the rules kernels directly (init_game / legal_mask_into / apply_action)
+and the encoder, independent of the PettingZoo env. Hand-built positions start from a fresh
+game and edit record fields of the player to act; ``_turn_mask`` then recomputes the turn's
+legal actions for the edited position.
+"""
+
+import numpy as np
+import pytest
+
+from baselines.everdell_heuristic import EverdellHeuristicAgent
+from baselines.random_agent import RandomAgent
+from encoders.everdell import OBS_SIZE, P_FREE, encode_batch, encode_into
+from envs.core.rng import game_key
+from envs.everdell import data as D
+from envs.everdell.rules import (
+    A_PASS,
+    A_PAY,
+    A_PLACE_EVENT,
+    A_PLACE_FOREST,
+    A_PLACE_JOURNEY,
+    A_PLAY_HAND,
+    A_PREPARE,
+    A_RESOURCE,
+    AUTUMN,
+    NUM_ACTIONS,
+    PAY_NORMAL,
+    PAY_TOKEN,
+    PEBBLE,
+    PK_GAIN,
+    PK_PAY,
+    PK_TURN,
+    STATE_DTYPE,
+    W_FREE,
+    _turn_mask,
+    apply_action,
+    init_game,
+    legal_mask_into,
+)
+
+HEURISTIC = EverdellHeuristicAgent()
+CARD = D.CARD_ID
+LOC = D.LOCATION_ID
+
+
+def new_game(num_players, seed, options=0):
+    states = np.zeros(1, STATE_DTYPE)
+    init_game(states, 0, num_players, game_key(seed), options)
+    return states
+
+
+def over(s):
+    return s["terminated"] == 1 or s["truncated"] == 1
+
+
+def observe(states, player):
+    obs = np.zeros(OBS_SIZE, np.float32)
+    encode_into(states, 0, player, obs)
+    return obs
+
+
+def decide(states):
+    """The heuristic's action for the player to act, checked legal."""
+    s = states[0]
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    legal_mask_into(states, 0, mask)
+    obs = observe(states, s["current_player"])
+    action = HEURISTIC.act({"observation": obs, "action_mask": mask})
+    assert mask[action] == 1, (action, np.flatnonzero(mask))
+    return action
+
+
+def play_game(seed, agents, num_players=2, options=0, on_decision=None):
+    """One game to the end; ``agents[player]`` is any agent with ``act``."""
+    states = new_game(num_players, seed, options)
+    s = states[0]
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    obs = np.zeros(OBS_SIZE, np.float32)
+    while not over(s):
+        player = s["current_player"]
+        legal_mask_into(states, 0, mask)
+        encode_into(states, 0, player, obs)
+        action = agents[player].act({"observation": obs, "action_mask": mask})
+        assert mask[action] == 1, (action, np.flatnonzero(mask))
+        if on_decision is not None:
+            on_decision(s, player, obs, mask, action)
+        apply_action(states, 0, action)
+    return s
+
+
+# ---- legality --------------------------------------------------------------------------------
+
+
+def test_agents_always_legal_and_batch_matches_single():
+    rows_obs, rows_mask = [], []
+
+    def record(s, player, obs, mask, action):
+        rows_obs.append(obs.copy())
+        rows_mask.append(mask.copy())
+
+    # Mixed seats reach positions neither agent reaches alone; all-heuristic games too.
+    for index in range(4):
+        agents = [HEURISTIC, RandomAgent(index)][:: 1 if index % 2 else -1]
+        play_game(700 + index, agents, on_decision=record)
+    for num_players in (1, 2, 3, 4):
+        s = play_game(800 + num_players, [HEURISTIC] * 4, num_players, 1, on_decision=record)
+        assert s["terminated"] == 1  # ends by the rules (EVD-E1), not by the step cap
+    obs = np.stack(rows_obs)
+    masks = np.stack(rows_mask)
+    batch = HEURISTIC.act_batch(obs, masks)
+    assert batch.shape == (len(masks),)
+    assert np.all(masks[np.arange(len(masks)), batch] == 1)
+    pairs = zip(obs, masks, strict=True)
+    singles = [HEURISTIC.act({"observation": o, "action_mask": m}) for o, m in pairs]
+    np.testing.assert_array_equal(batch, singles)
+
+
+def test_heuristic_legal_on_random_positions():
+    # Random games (passing only when forced, so they run through the seasons) for 1-4
+    # players; the heuristic answers for the player to act at every step, through the batch
+    # encoder and the batch agent.
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(16):
+        states = new_game(1 + seed % 4, 900 + seed, options=1 + seed % 3)
+        mask = np.zeros((1, NUM_ACTIONS), np.int8)
+        obs = np.zeros((1, OBS_SIZE), np.float32)
+        while not over(states[0]):
+            legal_mask_into(states, 0, mask[0])
+            encode_batch(states, states["current_player"].astype(np.int64), obs)
+            assert mask[0, HEURISTIC.act_batch(obs, mask)[0]] == 1
+            legal = np.flatnonzero(mask[0])
+            if legal.size > 1:
+                legal = legal[legal != A_PASS]
+            apply_action(states, 0, rng.choice(legal))
+            checked += 1
+    assert checked > 1500
+
+
+def test_agent_rejects_bad_inputs():
+    empty = np.zeros(NUM_ACTIONS, np.int8)
+    obs = np.zeros(OBS_SIZE, np.float32)
+    with pytest.raises(ValueError):
+        HEURISTIC.act({"observation": obs, "action_mask": empty})
+    with pytest.raises(ValueError):
+        HEURISTIC.act({"observation": obs[:10], "action_mask": empty})
+    with pytest.raises(ValueError):
+        HEURISTIC.act({"observation": obs, "action_mask": empty[:-1]})
+    with pytest.raises(ValueError):
+        HEURISTIC.act_batch(obs[None, :], np.zeros((2, NUM_ACTIONS), np.int8))
+    with pytest.raises(ValueError):
+        HEURISTIC.act_batch(obs, empty)  # 1-D inputs: batch dimension missing
+    with pytest.raises(ValueError):
+        HEURISTIC.act_batch(obs[None, :], empty[None, :])  # a row with no legal action
+
+
+# ---- sensible play on hand-built positions ---------------------------------------------------
+
+
+def turn_position(seed=1, num_players=2):
+    """A fresh game's player to act with an empty hand, no resources, and a Meadow of Palaces
+    (2 twig, 3 resin, 3 pebble: far out of reach), so only what a test adds is playable."""
+    states = new_game(num_players, seed)
+    s = states[0]
+    p = s["current_player"]
+    s["hand"][p, :] = 0
+    s["hand_n"][p] = 0
+    s["resources"][p, :] = 0
+    s["meadow"][:] = CARD["palace"]
+    _turn_mask(s, p)
+    return states, p
+
+
+def set_hand(s, p, cards):
+    s["hand"][p, :] = 0
+    for key in cards:
+        s["hand"][p, CARD[key]] += 1
+    s["hand_n"][p] = len(cards)
+
+
+def refresh(s, p):
+    _turn_mask(s, p)
+
+
+def test_plays_a_paired_critter_with_the_occupied_token():
+    # EVD-P3: a Farm in the city admits a Husband for free; paying berries would waste them.
+    states, p = turn_position(seed=2)
+    s = states[0]
+    s["city"][p, 0] = CARD["farm"]
+    set_hand(s, p, ["husband"])
+    s["resources"][p, D.BERRY] = 3
+    refresh(s, p)
+    assert decide(states) == A_PLAY_HAND + CARD["husband"]
+    apply_action(states, 0, A_PLAY_HAND + CARD["husband"])
+    assert s["pend_kind"] == PK_PAY
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    legal_mask_into(states, 0, mask)
+    assert mask[A_PAY + PAY_NORMAL] == 1 and mask[A_PAY + PAY_TOKEN] == 1
+    assert decide(states) == A_PAY + PAY_TOKEN
+    apply_action(states, 0, A_PAY + PAY_TOKEN)
+    assert s["city_occupied"][p, 0] == 1 and s["resources"][p, D.BERRY] == 3
+    assert CARD["husband"] in s["city"][p]
+
+
+def test_claims_an_event_it_qualifies_for():
+    # EVD-W5: four green Production cards achieve Harvest Festival for 3 points.
+    states, p = turn_position(seed=3)
+    s = states[0]
+    for k in range(4):
+        s["city"][p, k] = CARD["farm"]
+        s["city_occupied"][p, k] = 1
+    refresh(s, p)
+    festival = D.EVENT_ID["harvest_festival"]
+    assert decide(states) == A_PLACE_EVENT + festival
+    apply_action(states, 0, A_PLACE_EVENT + festival)
+    assert s["event_owner"][festival] == p
+
+
+def test_gains_the_resource_its_cards_lack():
+    # Forest "2 any": with twig and resin for a Mine (1 twig, 1 resin, 1 pebble), a pebble.
+    states, p = turn_position(seed=4)
+    s = states[0]
+    s["forest"][0] = LOC["forest_2_any"]
+    set_hand(s, p, ["mine"])
+    s["resources"][p, D.TWIG] = 1
+    s["resources"][p, D.RESIN] = 1
+    refresh(s, p)
+    apply_action(states, 0, A_PLACE_FOREST + 0)
+    assert s["pend_kind"] == PK_GAIN
+    assert decide(states) == A_RESOURCE + PEBBLE
+
+
+def test_prepares_for_season_rather_than_passing():
+    # EVD-F1: every worker placed and nothing to play: prepare, never pass (EVD-E1).
+    states, p = turn_position(seed=5)
+    s = states[0]
+    s["wloc"][p, : s["workers"][p]] = LOC["haven"]
+    refresh(s, p)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    legal_mask_into(states, 0, mask)
+    assert mask[A_PREPARE] == 1 and mask[A_PASS] == 1
+    assert decide(states) == A_PREPARE
+
+
+def test_goes_on_a_journey_in_autumn():
+    # EVD-W7: in autumn, 5 cards far out of reach are worth more as Journey 5's 5 points.
+    states, p = turn_position(seed=6)
+    s = states[0]
+    s["season"][p] = AUTUMN
+    s["workers"][p] = 6
+    s["wloc"][p, :6] = W_FREE
+    set_hand(s, p, ["castle", "palace", "ever_tree", "theater", "school"])
+    refresh(s, p)
+    assert decide(states) == A_PLACE_JOURNEY + 0  # the 5-point space
+
+
+def test_passes_only_with_nothing_left():
+    # Over whole games: a pass (EVD-E1) comes only once no worker is free and the season
+    # cannot change (autumn is the last, EVD-F5).
+    passes = 0
+
+    def check(s, player, obs, mask, action):
+        nonlocal passes
+        if s["pend_kind"] == PK_TURN and action == A_PASS:
+            assert obs[P_FREE] == 0 and mask[A_PREPARE] == 0
+            assert s["season"][player] == AUTUMN
+            passes += 1
+
+    for num_players in (1, 2, 3):
+        play_game(40 + num_players, [HEURISTIC] * 4, num_players, 1, on_decision=check)
+    assert passes == 1 + 2 + 3
+
+
+# ---- strength --------------------------------------------------------------------------------
+
+
+def heuristic_results(games, seed):
+    """Win share and mean scores of the heuristic against the random agent, seats swapped."""
+    wins = 0
+    own, other = [], []
+    for index in range(games):
+        seat = index % 2
+        agents = [RandomAgent(seed * 100_003 + index)] * 2
+        agents[seat] = HEURISTIC
+        s = play_game(seed * 1_000_003 + index, agents)
+        wins += int(s["terminated"] == 1 and s["winner"] == seat)
+        own.append(s["score"][seat])
+        other.append(s["score"][1 - seat])
+    return wins / games, np.mean(own), np.mean(other)
+
+
+def test_heuristic_beats_random():
+    # Target 90%; 200 games leave room for sampling noise (sd ~2% at p = 0.9).
+    rate, _, _ = heuristic_results(200, seed=2024)
+    assert rate >= 0.85
+
+
+@pytest.mark.slow
+def test_heuristic_beats_random_1000_games():
+    rate, _, _ = heuristic_results(1000, seed=31337)
+    assert rate >= 0.90
+
+
+def test_solo_beats_a_random_player_against_rugwort():
+    # Solo (Rugwort in seat 1): same seeds, the heuristic's city is worth far more than a
+    # random player's (who passes early, EVD-E1).
+    scores = {"heuristic": [], "random": []}
+    for index in range(20):
+        for name, agent in (("heuristic", HEURISTIC), ("random", RandomAgent(index))):
+            s = play_game(5_000 + index, [agent, None], num_players=1, options=1)
+            assert s["terminated"] == 1
+            scores[name].append(s["score"][0])
+    assert np.mean(scores["heuristic"]) > np.mean(scores["random"]) + 15
