@@ -33,6 +33,7 @@ HEURISTICS = {
     "century": "baselines.century_heuristic:CenturyHeuristicAgent",
     "radlands": "baselines.radlands_heuristic:RadlandsHeuristicAgent",
     "everdell": "baselines.everdell_heuristic:EverdellHeuristicAgent",
+    "endeavor": "baselines.endeavor_heuristic:EndeavorHeuristicAgent",
 }
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048

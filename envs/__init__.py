@@ -2,7 +2,7 @@
 
 >>> import envs
 >>> envs.available_games()
-['century', 'everdell', 'radlands']
+['century', 'endeavor', 'everdell', 'radlands']
 >>> env = envs.make("century", num_players=3)          # PettingZoo AEC env
 >>> batch = envs.make_batch("century", 1024, 3, seed=0) # Numba-backed batch
 """

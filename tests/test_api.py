@@ -20,18 +20,23 @@ from envs.core.errors import (
 )
 
 PLAYER_COUNTS = [2, 3, 4, 5]  # Century's
-GAMES = ["century", "everdell", "radlands"]
+GAMES = ["century", "endeavor", "everdell", "radlands"]
 # (game, players) for every registered game and player count
 CASES = (
     [("century", n) for n in PLAYER_COUNTS]
     + [("radlands", 2)]
     + [("everdell", n) for n in (1, 2, 3, 4)]
+    + [("endeavor", n) for n in (2, 3, 4)]
 )
-MIN_PLAYERS = {"century": 2, "radlands": 2, "everdell": 1}
+MIN_PLAYERS = {"century": 2, "radlands": 2, "everdell": 1, "endeavor": 2}
+# one mid-size and one largest player count per game, for the slower checks
+MID_CASES = [("century", 3), ("radlands", 2), ("everdell", 3), ("endeavor", 3)]
+BIG_CASES = [("century", 4), ("radlands", 2), ("everdell", 4), ("endeavor", 4)]
 BAD_PLAYER_COUNTS = {
     "century": [1, 6, 0, "3", 2.0, True],
     "radlands": [1, 3, 0, "2", 2.0, True],
     "everdell": [0, 5, "2", 2.0, True],
+    "endeavor": [1, 5, "2", 2.0, True],
 }
 
 
@@ -86,7 +91,7 @@ def test_spaces_are_cached_and_shared_shape(game):
     assert space["observation"].dtype == np.float32
 
 
-@pytest.mark.parametrize("case", [("century", 4), ("radlands", 2), ("everdell", 4)], ids=_case_id)
+@pytest.mark.parametrize("case", BIG_CASES, ids=_case_id)
 def test_rewards_are_zero_sum_and_only_at_the_end(case):
     game, num_players = case
     env = envs.make(game, num_players=num_players)
@@ -100,10 +105,12 @@ def test_rewards_are_zero_sum_and_only_at_the_end(case):
     assert sorted(rewards) == env.unwrapped.possible_agents
     assert abs(sum(rewards.values())) < 1e-6
     values = sorted(rewards.values())
-    if values[-1] != 0.0:  # a win: +1 and -1/(n-1) each; a draw pays 0 to everyone
-        assert values[-1] == 1.0
-        assert all(abs(r + 1 / (num_players - 1)) < 1e-6 for r in values[:-1])
-    else:
+    winners = [r for r in values if r > 0]
+    if winners:  # +1 shared by the k winners, -1 shared by the others (k = 1 but in Endeavor)
+        k = len(winners)
+        assert all(abs(r - 1 / k) < 1e-6 for r in winners)
+        assert all(abs(r + 1 / (num_players - k)) < 1e-6 for r in values[: num_players - k])
+    else:  # a draw pays 0 to everyone
         assert values == [0.0] * num_players
 
 
@@ -130,7 +137,7 @@ def test_action_to_string_and_render(game):
     assert "player 0" in text and "player 1" in text
 
 
-@pytest.mark.parametrize("case", [("century", 3), ("radlands", 2), ("everdell", 3)], ids=_case_id)
+@pytest.mark.parametrize("case", MID_CASES, ids=_case_id)
 def test_snapshot_round_trip_through_env_and_clone(case):
     game, num_players = case
     env = envs.make(game, num_players=num_players)
@@ -325,7 +332,7 @@ def _first_games(game, batch_size, num_players, seed, threads, slots=7):
         numba.set_num_threads(previous)
 
 
-@pytest.mark.parametrize("case", [("century", 3), ("radlands", 2), ("everdell", 3)], ids=_case_id)
+@pytest.mark.parametrize("case", MID_CASES, ids=_case_id)
 def test_batch_games_do_not_depend_on_batch_size_or_threads(case):
     game, n = case
     reference = _first_games(game, 7, n, seed=21, threads=1)
@@ -370,7 +377,7 @@ def test_random_rollout_depends_only_on_seed(case):
     assert not np.array_equal(other["length"], few["length"])
 
 
-@pytest.mark.parametrize("case", [("century", 4), ("radlands", 2), ("everdell", 4)], ids=_case_id)
+@pytest.mark.parametrize("case", BIG_CASES, ids=_case_id)
 def test_batch_state_copy_and_bytes_round_trip(case):
     batch = envs.make_batch(case[0], 16, case[1], seed=2)
     batch.reset()

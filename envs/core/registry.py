@@ -14,6 +14,7 @@ from envs.core.game import GameSpec
 # name -> module exposing ``SPEC`` (a GameSpec)
 _REGISTRY: dict[str, str] = {
     "century": "envs.century.spec",
+    "endeavor": "envs.endeavor.spec",
     "everdell": "envs.everdell.spec",
     "radlands": "envs.radlands.spec",
 }

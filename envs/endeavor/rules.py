@@ -126,7 +126,7 @@ STATE_DTYPE = np.dtype(
         ("winner", np.int8),  # -1: none, or a shared win (see winners)
         ("winners", np.int8),  # bitmask of the players sharing the win (END-E3)
         ("step_count", np.int32),
-        ("round", np.int8),
+        ("round", np.int8),  # read as s["round"]: on a recarray s.round is NumPy's method
         ("score", np.int16, (MAXP,)),
         ("pick_index", np.int8),  # setup / planning cursor
         # players
@@ -524,18 +524,15 @@ def _end_round(s):
         if s.slot_city[k] < 0 and s.region_open[SLOT_REGION[k]]:
             _deal_city(s, k)
     _refill_markets(s)
+    # END-E1: "every region open and no city card left to deal" implies every city deck is
+    # empty, the first condition; END-E4 adds the round limit.
     cities_left = 0
-    all_open = True
     for r in range(NR):
         cities_left += s.region_deck_n[r]
-        all_open = all_open and s.region_open[r] == 1
-    if cities_left == 0 or s.empire_deck_n == 0 or s.round >= ROUND_LIMIT:
+    if cities_left == 0 or s.empire_deck_n == 0 or s["round"] >= ROUND_LIMIT:
         _finish(s, False)
         return
-    if all_open and cities_left == 0:
-        _finish(s, False)
-        return
-    s.round += 1
+    s["round"] += 1
     _start_planning(s)
 
 
@@ -804,7 +801,7 @@ def init_game(states, g, num_players, key, options=0):
     s.winner = -1
     s.winners = 0
     s.step_count = 0
-    s.round = 1
+    s["round"] = 1
     s.score[:] = 0
     s.pool[:] = 0
     s.lost[:] = 0

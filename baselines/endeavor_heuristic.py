@@ -1,0 +1,851 @@
+"""A rule-of-thumb Endeavor player that sees only the observation vector and the action mask.
+
+It decodes the observation with the layout of ``encoders.endeavor`` and reads the card tables
+(``envs.endeavor.data``, as loaded in ``envs.endeavor.rules``); nothing else. Everything is
+valued in end points (END-E2): a card is worth its points plus a guess for its ability that
+shrinks as the game nears round 12 (END-E4); a token lost for good (a ship, an attack) costs
+what a token earns over the rounds left; a board slot (END-B1: 9 for all cards) costs a little
+while slots are plentiful and more once they run short.
+
+Planning (END-O1): each role in hand is priced by planning what it would do now with every
+token on it, and the best one is chosen:
+
+* Sailor: ships that open regions (early, END-R2/R3), give the Governor a far region with
+  better cities than ours, or meet a ships condition of a wanted empire card.
+* Merchant: one good per marker city (2 if upgraded), the home port, extra-good cards; goods
+  count more while a settle or an empire condition needs them.
+* Craftsman: the best set of buildings, slot cities and upgrades the work buys (a small
+  knapsack with the free board slots as a second limit).
+* Commander: attacks on opponents' cities in regions where we hold one, when the points taken
+  away beat the token lost (END-A4); ships are never attacked (they score nothing).
+* Politician: the best set of empire cards whose conditions hold (knapsack on votes).
+* Governor: settle the best reachable cities (END-G), moving the weakest marker once all 3
+  are out.
+
+Tokens: all of them. They come back at the end of the round (END-O5) and more tokens on the
+same role go first (END-O3), so holding back gains nothing. Executing a role replans at every
+step and takes the plan's best item, or ``done``. Setup: the starting city with the most
+points (END-S3); the empire card returned is the one least worth keeping (END-S4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from baselines.kernel_agent import KernelAgent
+from encoders import endeavor as E
+from envs.core.jit import kernel, parallel_kernel
+from envs.endeavor.rules import (
+    A_BUILDING,
+    A_DONE,
+    A_EMPIRE,
+    A_GOOD,
+    A_HOME,
+    A_PAY_TOKEN,
+    A_REGION,
+    A_ROLE,
+    A_SLOT,
+    A_TOKENS,
+    A_UPGRADE,
+    AB_DEFENCE,
+    AB_EXTRA_GOOD,
+    AB_EXTRA_TOKENS,
+    AB_REGION_POINTS,
+    AB_ROLE_BONUS,
+    AB_TRAVEL,
+    B_MARKET,
+    BLD_ABILITY,
+    BLD_ARG,
+    BLD_COST,
+    BLD_POINTS,
+    BOARD,
+    CITY_ABILITY,
+    CITY_ARG,
+    CITY_BUILD,
+    CITY_POINTS,
+    CITY_SETTLE,
+    COMMANDER,
+    COND_CITIES_IN_REGION,
+    COND_CITIES_TOTAL,
+    COND_GOODS_TOTAL,
+    COND_SHIPS_IN_REGION,
+    CRAFTSMAN,
+    EMP_ABILITY,
+    EMP_ARG,
+    EMP_COND,
+    EMP_COND_COUNT,
+    EMP_COND_REGION,
+    EMP_POINTS,
+    EMP_VOTE,
+    GOVERNOR,
+    MARKERS,
+    MARKET,
+    MAX_TOKENS,
+    MAXP,
+    MERCHANT,
+    N_ROLES,
+    N_SLOTS,
+    NB,
+    NC,
+    NEMP,
+    NG,
+    NR,
+    NUM_ACTIONS,
+    PH_EMPIRE_RETURN,
+    PH_PLAN_ROLE,
+    PH_PLAN_TOKENS,
+    PH_ROLE,
+    PH_START_CITY,
+    POLITICIAN,
+    PREVIOUS,
+    REGION_CITIES,
+    ROUND_LIMIT,
+    SAILOR,
+    SLOT_REGION,
+    SUB_GOV_MOVE,
+    SUB_GOV_PAY,
+    SUB_HOME_GOOD,
+    TRAVEL,
+    UPGRADE_COST,
+    WEST_AFRICA,
+)
+
+# ---- weights (own judgement, in end points) --------------------------------------------------
+TOKEN_ROUND = 0.17  # what one token earns per round (about 2.5 points a round from 15 tokens)
+ROLE_BONUS_USE = 0.3  # +1 strength for one role, used about every third round
+GOOD_POINT = 1.0 / 3.0  # END-E2
+GOOD_NEEDED = 0.45  # a good that a settle or an empire condition is waiting for
+EXPLORE = 1.2  # opening a region: a new city card now, another at round end (END-R2, END-O5)
+MARKER_EXTRA = 0.6  # a marker city also yields goods and may be upgraded
+SLOT_EARLY = 0.5  # a board slot while more than 3 are free
+SLOT_LATE = 1.2
+NEG = -1e9
+MAX_ITEMS = 48
+MAX_WORK = MAX_TOKENS + BOARD + 1
+
+REGION_MEAN_POINTS = np.array(
+    [CITY_POINTS[REGION_CITIES[r]].mean() for r in range(NR)], dtype=np.float64
+)
+
+VIEW_DTYPE = np.dtype(
+    [
+        ("n", np.int64),
+        ("rnd", np.int64),
+        ("phase", np.int64),
+        ("sub", np.int64),
+        ("pool", np.int64, (MAXP,)),
+        ("placed", np.int64),
+        ("goods", np.int64, (MAXP, NG)),
+        ("ships", np.int64, (MAXP, NR)),
+        ("board_n", np.int64, (MAXP,)),
+        ("markers", np.int64, (MAXP,)),
+        ("defence", np.int64, (MAXP,)),  # defence cards on each board (END-A4)
+        ("bonus", np.int64, (N_ROLES,)),  # own role-bonus cards per role
+        ("discount", np.int64),  # own travel-discount cards
+        ("extra_good", np.int64),  # own extra-good cards
+        ("region_pts", np.int64, (NR,)),  # own region-points cards per region
+        ("slot_city", np.int64, (N_SLOTS,)),
+        ("slot_owner", np.int64, (N_SLOTS,)),  # relative seat, -1 unclaimed
+        ("slot_up", np.int64, (N_SLOTS,)),
+        ("open", np.int64, (NR,)),
+        ("emarket", np.int64, (MARKET,)),
+        ("bmarket", np.int64, (B_MARKET,)),
+        ("roles", np.int64, (N_ROLES,)),
+        ("hand", np.int64, (NEMP,)),
+        ("strength", np.int64),
+        ("used", np.int64),
+        ("gov_slot", np.int64),
+    ]
+)
+
+
+# ---- decoding --------------------------------------------------------------------------------
+@kernel
+def _onehot(obs, start, n):
+    for k in range(n):
+        if obs[start + k] != 0:
+            return k
+    return -1
+
+
+@kernel
+def _card_ability(kind, cid):
+    if kind == 0:
+        return CITY_ABILITY[cid], CITY_ARG[cid]
+    if kind == 1:
+        return BLD_ABILITY[cid], BLD_ARG[cid]
+    return EMP_ABILITY[cid], EMP_ARG[cid]
+
+
+@kernel
+def _add_ability(v, i, ab, arg):
+    if ab == AB_DEFENCE:
+        v.defence[i] += 1
+    if i != 0:
+        return
+    if ab == AB_ROLE_BONUS:
+        v.bonus[arg] += 1
+    elif ab == AB_TRAVEL:
+        v.discount += 1
+    elif ab == AB_EXTRA_GOOD:
+        v.extra_good += 1
+    elif ab == AB_REGION_POINTS:
+        v.region_pts[arg] += 1
+
+
+@kernel
+def _decode(obs, v):
+    v.n = 2 + _onehot(obs, E.NUM_PLAYERS_ONEHOT, 3)
+    v.rnd = np.int64(obs[E.ROUND])
+    v.phase = _onehot(obs, E.PHASE_ONEHOT, E.N_PHASES)
+    v.sub = max(0, _onehot(obs, E.SUB_ONEHOT, E.N_SUBS))
+    v.discount = 0
+    v.extra_good = 0
+    v.bonus[:] = 0
+    v.region_pts[:] = 0
+    for i in range(MAXP):
+        b = E.PLAYERS + i * E.PLAYER_BLOCK
+        v.pool[i] = np.int64(obs[b + E.P_POOL])
+        v.board_n[i] = np.int64(obs[b + E.P_BOARD_N])
+        v.markers[i] = np.int64(obs[b + E.P_MARKERS])
+        v.defence[i] = 0
+        for g in range(NG):
+            v.goods[i, g] = np.int64(obs[b + E.P_GOODS + g])
+        for r in range(NR):
+            v.ships[i, r] = np.int64(obs[b + E.P_SHIPS + r])
+        for c in range(NC):
+            if obs[b + E.P_BOARD_CITY + c] != 0:
+                ab, arg = _card_ability(0, c)
+                _add_ability(v, i, ab, arg)
+        for c in range(NB):
+            if obs[b + E.P_BOARD_BUILDING + c] != 0:
+                ab, arg = _card_ability(1, c)
+                _add_ability(v, i, ab, arg)
+        for c in range(NEMP):
+            if obs[b + E.P_BOARD_EMPIRE + c] != 0:
+                ab, arg = _card_ability(2, c)
+                _add_ability(v, i, ab, arg)
+    v.placed = np.int64(obs[E.PLAYERS + E.P_PLACED])
+    v.gov_slot = -1
+    for k in range(N_SLOTS):
+        b = E.SLOTS + k * E.SLOT_BLOCK
+        v.slot_city[k] = _onehot(obs, b + E.S_CITY, NC)
+        v.slot_owner[k] = _onehot(obs, b + E.S_OWNER, MAXP)
+        v.slot_up[k] = np.int64(obs[b + E.S_UPGRADED])
+        if obs[b + E.S_SETTLING] != 0:
+            v.gov_slot = k
+    for r in range(NR):
+        v.open[r] = np.int64(obs[E.REGIONS + r * E.REGION_BLOCK + E.R_OPEN])
+    for i in range(MARKET):
+        v.emarket[i] = _onehot(obs, E.EMPIRE_MARKET + i * NEMP, NEMP)
+    for i in range(B_MARKET):
+        v.bmarket[i] = _onehot(obs, E.BUILDING_MARKET + i * NB, NB)
+    for r in range(N_ROLES):
+        v.roles[r] = np.int64(obs[E.OWN_ROLE_HAND + r])
+    for e in range(NEMP):
+        v.hand[e] = np.int64(obs[E.OWN_EMPIRE_HAND + e])
+    v.strength = np.int64(obs[E.STRENGTH])
+    v.used = np.int64(obs[E.USED])
+
+
+# ---- worth of things -------------------------------------------------------------------------
+@kernel
+def _rounds_after(v):
+    """Rounds still to play after this one (END-E4)."""
+    return max(0, ROUND_LIMIT - v.rnd)
+
+
+@kernel
+def _token_cost(v):
+    """A token lost for good (a ship, an attack) earns nothing in the rounds left."""
+    return TOKEN_ROUND * _rounds_after(v)
+
+
+@kernel
+def _cities_in(v, i, r):
+    n = 0
+    for k in range(N_SLOTS):
+        if v.slot_owner[k] == i and (r < 0 or SLOT_REGION[k] == r):
+            n += 1
+    return n
+
+
+@kernel
+def _goods_total(v, i):
+    return v.goods[i].sum()
+
+
+@kernel
+def _ability_worth(v, ab, arg):
+    left = _rounds_after(v)
+    if ab == AB_ROLE_BONUS:
+        return ROLE_BONUS_USE * left / 3.0 * (1.5 if arg == CRAFTSMAN else 1.0)
+    if ab == AB_EXTRA_TOKENS:
+        return arg * TOKEN_ROUND * left
+    if ab == AB_EXTRA_GOOD:
+        return GOOD_POINT * left / 3.0
+    if ab == AB_TRAVEL:
+        return 0.05 * left
+    if ab == AB_DEFENCE:
+        return 0.3 if left > 0 else 0.0
+    if ab == AB_REGION_POINTS:
+        return _cities_in(v, 0, arg) + (0.5 if left > 1 else 0.0)
+    return 0.0
+
+
+@kernel
+def _slot_cost(v):
+    free = BOARD - v.board_n[0]
+    if _rounds_after(v) == 0:
+        return 0.0
+    return SLOT_EARLY if free > 3 else SLOT_LATE
+
+
+@kernel
+def _city_card_worth(v, c):
+    ab, arg = _card_ability(0, c)
+    return CITY_POINTS[c] + _ability_worth(v, ab, arg)
+
+
+@kernel
+def _building_worth(v, b):
+    ab, arg = _card_ability(1, b)
+    return BLD_POINTS[b] + _ability_worth(v, ab, arg)
+
+
+@kernel
+def _empire_worth(v, e):
+    ab, arg = _card_ability(2, e)
+    return EMP_POINTS[e] + _ability_worth(v, ab, arg)
+
+
+@kernel
+def _condition_met(v, e, extra_goods, extra_ship_region):
+    """END-A5: the condition of empire card ``e`` for us, with some goods or one ship more."""
+    cond = EMP_COND[e]
+    need = EMP_COND_COUNT[e]
+    if cond == COND_CITIES_IN_REGION:
+        return _cities_in(v, 0, EMP_COND_REGION[e]) >= need
+    if cond == COND_SHIPS_IN_REGION:
+        r = EMP_COND_REGION[e]
+        return v.ships[0, r] + (1 if r == extra_ship_region else 0) >= need
+    if cond == COND_CITIES_TOTAL:
+        return _cities_in(v, 0, -1) >= need
+    if cond == COND_GOODS_TOTAL:
+        return _goods_total(v, 0) + extra_goods >= need
+    return True
+
+
+@kernel
+def _empire_available(v, e):
+    if v.hand[e]:
+        return True
+    for i in range(MARKET):
+        if v.emarket[i] == e:
+            return True
+    return False
+
+
+@kernel
+def _marker_worth(v, k):
+    """What our marker on slot ``k`` is worth (its city's points and upgrade)."""
+    return CITY_POINTS[v.slot_city[k]] + v.slot_up[k]
+
+
+@kernel
+def _weakest_marker(v, exclude):
+    best = -1
+    best_w = 1e9
+    for k in range(N_SLOTS):
+        if v.slot_owner[k] == 0 and k != exclude:
+            w = _marker_worth(v, k)
+            if w < best_w:
+                best_w = w
+                best = k
+    return best
+
+
+# ---- a small knapsack (Craftsman work, Politician votes) -------------------------------------
+@kernel
+def _knapsack(cost, worth, uses_slot, count, capacity, slots, keep):
+    """Best total worth of items within ``capacity`` and ``slots``; ``keep`` marks the set."""
+    cap = min(capacity, MAX_WORK - 1)
+    best = np.zeros((count + 1, slots + 1, cap + 1))
+    for i in range(count):
+        for f in range(slots + 1):
+            for w in range(cap + 1):
+                v = best[i, f, w]
+                f_need = uses_slot[i]
+                if cost[i] <= w and f_need <= f and worth[i] > 0:
+                    alt = best[i, f - f_need, w - cost[i]] + worth[i]
+                    if alt > v:
+                        v = alt
+                best[i + 1, f, w] = v
+    f = slots
+    w = cap
+    for i in range(count - 1, -1, -1):
+        keep[i] = 0
+        if best[i + 1, f, w] != best[i, f, w]:
+            keep[i] = 1
+            f -= uses_slot[i]
+            w -= cost[i]
+    return best[count, slots, cap]
+
+
+@kernel
+def _plan_best(cost, worth, uses_slot, action, count, capacity, slots):
+    """(total worth, action of the plan's most valuable item or -1)."""
+    keep = np.zeros(MAX_ITEMS, np.int64)
+    total = _knapsack(cost, worth, uses_slot, count, capacity, slots, keep)
+    best_a = -1
+    best_v = NEG
+    for i in range(count):
+        if keep[i] and worth[i] > best_v:
+            best_v = worth[i]
+            best_a = action[i]
+    return total, best_a
+
+
+@kernel
+def _craft_plan(v, work):
+    """END-A3: buildings of the market, unclaimed slot cities, upgrades of our cities."""
+    cost = np.zeros(MAX_ITEMS, np.int64)
+    worth = np.zeros(MAX_ITEMS)
+    uses = np.zeros(MAX_ITEMS, np.int64)
+    action = np.zeros(MAX_ITEMS, np.int64)
+    slot_cost = _slot_cost(v)
+    m = 0
+    for i in range(B_MARKET):
+        b = v.bmarket[i]
+        if b >= 0:
+            cost[m] = BLD_COST[b]
+            worth[m] = _building_worth(v, b) - slot_cost
+            uses[m] = 1
+            action[m] = A_BUILDING + i
+            m += 1
+    for k in range(N_SLOTS):
+        c = v.slot_city[k]
+        if c >= 0 and v.slot_owner[k] < 0:
+            cost[m] = CITY_BUILD[c]
+            worth[m] = _city_card_worth(v, c) - slot_cost
+            uses[m] = 1
+            action[m] = A_SLOT + k
+            m += 1
+        if v.slot_owner[k] == 0 and v.slot_up[k] == 0:
+            cost[m] = UPGRADE_COST
+            # END-A3 R: +1 point, and 1 more good per Merchant action
+            worth[m] = 1.0 + GOOD_POINT * _rounds_after(v) / 3.0
+            uses[m] = 0
+            action[m] = A_UPGRADE + k
+            m += 1
+    return _plan_best(cost, worth, uses, action, m, work, BOARD - v.board_n[0])
+
+
+@kernel
+def _politics_plan(v, votes):
+    """END-A5: empire cards from hand or market whose condition we meet now."""
+    cost = np.zeros(MAX_ITEMS, np.int64)
+    worth = np.zeros(MAX_ITEMS)
+    uses = np.ones(MAX_ITEMS, np.int64)
+    action = np.zeros(MAX_ITEMS, np.int64)
+    slot_cost = _slot_cost(v)
+    m = 0
+    for e in range(NEMP):
+        if _empire_available(v, e) and _condition_met(v, e, 0, -1):
+            cost[m] = EMP_VOTE[e]
+            worth[m] = _empire_worth(v, e) - slot_cost
+            action[m] = A_EMPIRE + e
+            m += 1
+    return _plan_best(cost, worth, uses, action, m, votes, BOARD - v.board_n[0])
+
+
+# ---- Governor (END-G) ------------------------------------------------------------------------
+@kernel
+def _settle_gain(v, k, exclude):
+    """Gain of putting a marker on slot ``k`` (moving the weakest one once all are out)."""
+    c = v.slot_city[k]
+    gain = CITY_POINTS[c] + v.region_pts[SLOT_REGION[k]]
+    if v.markers[0] >= MARKERS:
+        w = _weakest_marker(v, exclude)
+        if w < 0:
+            return NEG
+        gain -= _marker_worth(v, w) + v.region_pts[SLOT_REGION[w]]
+    else:
+        gain += MARKER_EXTRA if _rounds_after(v) > 0 else 0.0
+    return gain
+
+
+@kernel
+def _can_reach(v, k):
+    c = v.slot_city[k]
+    if c < 0 or v.slot_owner[k] >= 0:
+        return False
+    r = SLOT_REGION[k]
+    return r <= WEST_AFRICA or v.ships[0, r] > 0
+
+
+@kernel
+def _governor_plan(v, strength, goods):
+    """Greedy settles: (total gain, first slot). Goods pay first, tokens cover the rest."""
+    taken = np.zeros(N_SLOTS, np.int64)
+    total = 0.0
+    first = -1
+    markers0 = v.markers[0]
+    while strength >= 1:
+        best_k = -1
+        best_g = 0.0
+        for k in range(N_SLOTS):
+            if taken[k] or not _can_reach(v, k):
+                continue
+            due = CITY_SETTLE[v.slot_city[k]]
+            if 1 + max(0, due - goods) > strength:
+                continue
+            g = _settle_gain(v, k, -1) - GOOD_POINT * min(due, goods)
+            if g > best_g:
+                best_g = g
+                best_k = k
+        if best_k < 0:
+            break
+        due = CITY_SETTLE[v.slot_city[best_k]]
+        strength -= 1 + max(0, due - goods)
+        goods = max(0, goods - due)
+        taken[best_k] = 1
+        total += best_g
+        if first < 0:
+            first = best_k
+        # later settles in this plan see a fuller set of markers (approximate)
+        v.markers[0] = min(MARKERS, v.markers[0] + 1)
+    v.markers[0] = markers0
+    return total, first
+
+
+# ---- Sailor (END-A1, END-R2, END-R3) ---------------------------------------------------------
+@kernel
+def _ship_worth(v, r):
+    """Worth of one more ship of ours in region ``r`` (before its token is counted)."""
+    worth = 0.0
+    left = _rounds_after(v)
+    if v.open[r] == 0:
+        # a new city card now and at round end; nearer the end, less time to use them
+        worth += EXPLORE * min(1.0, left / 6.0) + 0.3 * (REGION_MEAN_POINTS[r] - 1.0)
+    if v.ships[0, r] == 0 and left > 0:
+        # the Governor may settle here: best unclaimed city over our weakest marker
+        best = REGION_MEAN_POINTS[r] if v.open[r] == 0 else 0.0
+        for k in range(N_SLOTS):
+            if SLOT_REGION[k] == r and v.slot_city[k] >= 0 and v.slot_owner[k] < 0:
+                best = max(best, CITY_POINTS[v.slot_city[k]])
+        floor = 0.0
+        if v.markers[0] >= MARKERS:
+            w = _weakest_marker(v, -1)
+            floor = _marker_worth(v, w) if w >= 0 else 0.0
+        worth += 0.6 * max(0.0, best - floor)
+    for e in range(NEMP):
+        if EMP_COND[e] == COND_SHIPS_IN_REGION and EMP_COND_REGION[e] == r:
+            if _empire_available(v, e) and not _condition_met(v, e, 0, -1):
+                if _condition_met(v, e, 0, r):
+                    worth += 0.6 * _empire_worth(v, e)
+    return worth
+
+
+@kernel
+def _travel(v, r):
+    return max(1, TRAVEL[r] - v.discount)
+
+
+@kernel
+def _can_sail(v, r, strength, ships_left):
+    if r == 0 or ships_left <= 0:
+        return False
+    if PREVIOUS[r] >= 0 and v.open[PREVIOUS[r]] == 0:
+        return False
+    return _travel(v, r) <= strength
+
+
+@kernel
+def _sail_plan(v, strength, ships_left):
+    """Greedy ships: (total gain, first region). ``v.open`` / ``v.ships`` restored after."""
+    open0 = v.open.copy()
+    ships0 = v.ships[0].copy()
+    total = 0.0
+    first = -1
+    cost = _token_cost(v)
+    while True:
+        best_r = -1
+        best_g = 0.0
+        for r in range(NR):
+            if _can_sail(v, r, strength, ships_left):
+                g = _ship_worth(v, r) - cost
+                if g > best_g:
+                    best_g = g
+                    best_r = r
+        if best_r < 0:
+            break
+        strength -= _travel(v, best_r)
+        ships_left -= 1
+        v.open[best_r] = 1
+        v.ships[0, best_r] += 1
+        total += best_g
+        if first < 0:
+            first = best_r
+    v.open[:] = open0
+    v.ships[0, :] = ships0
+    return total, first
+
+
+# ---- Commander (END-A4) ----------------------------------------------------------------------
+@kernel
+def _attack_plan(v, strength, attacks_left):
+    """Greedy city attacks: (total gain, first slot). Points taken from one of n - 1
+    opponents count 1 / (n - 1) of our own."""
+    taken = np.zeros(N_SLOTS, np.int64)
+    total = 0.0
+    first = -1
+    cost = _token_cost(v)
+    share = 1.0 / (v.n - 1)
+    while attacks_left > 0:
+        best_k = -1
+        best_g = 0.0
+        for k in range(N_SLOTS):
+            q = v.slot_owner[k]
+            if taken[k] or q <= 0 or _cities_in(v, 0, SLOT_REGION[k]) == 0:
+                continue
+            if strength <= 1 + v.defence[q]:
+                continue
+            g = share * (CITY_POINTS[v.slot_city[k]] + v.slot_up[k]) - cost
+            if g > best_g:
+                best_g = g
+                best_k = k
+        if best_k < 0:
+            break
+        taken[best_k] = 1
+        strength -= 1
+        attacks_left -= 1
+        total += best_g
+        if first < 0:
+            first = best_k
+    return total, first
+
+
+# ---- Merchant (END-A2) -----------------------------------------------------------------------
+@kernel
+def _goods_wanted(v):
+    """Goods a settle (2 per free or weak marker) or an empire condition is waiting for."""
+    want = 0
+    for k in range(N_SLOTS):
+        if _can_reach(v, k) and _settle_gain(v, k, -1) > 0:
+            want = max(want, CITY_SETTLE[v.slot_city[k]])
+    for e in range(NEMP):
+        if EMP_COND[e] == COND_GOODS_TOTAL and _empire_available(v, e):
+            want = max(want, EMP_COND_COUNT[e])
+    return max(0, want - _goods_total(v, 0))
+
+
+@kernel
+def _merchant_worth(v, strength):
+    n = 0
+    for k in range(N_SLOTS):
+        if v.slot_owner[k] == 0:
+            n += 1
+    n = min(n + 1, strength)  # each owned city once, the home port once
+    goods = 0
+    taken = 0
+    for k in range(N_SLOTS):
+        if v.slot_owner[k] == 0 and taken < n:
+            goods += 2 if v.slot_up[k] else 1
+            taken += 1
+    if taken < n:
+        goods += 1
+    if goods > 0:
+        goods += v.extra_good
+    wanted = min(goods, _goods_wanted(v))
+    return GOOD_POINT * goods + GOOD_NEEDED * wanted
+
+
+# ---- planning (END-O1) -----------------------------------------------------------------------
+@kernel
+def _role_worth(v, role, tokens):
+    s = tokens + v.bonus[role]
+    if role == SAILOR:
+        return _sail_plan(v, s, tokens)[0]
+    if role == MERCHANT:
+        return _merchant_worth(v, s)
+    if role == CRAFTSMAN:
+        return _craft_plan(v, s)[0]
+    if role == COMMANDER:
+        return _attack_plan(v, s, tokens)[0]
+    if role == POLITICIAN:
+        return _politics_plan(v, s)[0]
+    return _governor_plan(v, s, _goods_total(v, 0))[0]
+
+
+@kernel
+def _plan_role(v, mask):
+    best_a = -1
+    best_w = NEG
+    tokens = min(v.pool[0], MAX_TOKENS)
+    for r in range(N_ROLES):
+        if mask[A_ROLE + r] == 0:
+            continue
+        w = _role_worth(v, r, tokens)
+        if w > best_w:
+            best_w = w
+            best_a = A_ROLE + r
+    return best_a
+
+
+@kernel
+def _plan_tokens(mask):
+    # END-O5: tokens come back after the round; END-O3: more tokens act first. So: all.
+    for t in range(MAX_TOKENS, -1, -1):
+        if mask[A_TOKENS + t]:
+            return A_TOKENS + t
+    return -1
+
+
+# ---- setup (END-S3, END-S4) ------------------------------------------------------------------
+@kernel
+def _start_city(v, mask):
+    best_a = -1
+    best_w = NEG
+    for k in range(N_SLOTS):
+        if mask[A_SLOT + k] and v.slot_city[k] >= 0:
+            c = v.slot_city[k]
+            w = CITY_POINTS[c] - 0.01 * CITY_SETTLE[c]
+            if w > best_w:
+                best_w = w
+                best_a = A_SLOT + k
+    return best_a
+
+
+@kernel
+def _keep_worth(v, e):
+    """How much an empire card in hand is worth keeping: its worth minus how hard it is."""
+    hard = 0.3 * EMP_VOTE[e]
+    cond = EMP_COND[e]
+    need = EMP_COND_COUNT[e]
+    if cond == COND_CITIES_IN_REGION or cond == COND_SHIPS_IN_REGION:
+        r = EMP_COND_REGION[e]
+        hard += need * (0.5 + TRAVEL[r] / 3.0)
+    elif cond == COND_CITIES_TOTAL:
+        hard += 0.4 * (need - 1)
+    elif cond == COND_GOODS_TOTAL:
+        hard += need / 6.0
+    return _empire_worth(v, e) - hard
+
+
+@kernel
+def _return_card(v, mask):
+    best_a = -1
+    best_w = -NEG
+    for e in range(NEMP):
+        if mask[A_EMPIRE + e]:
+            w = _keep_worth(v, e)
+            if w < best_w:
+                best_w = w
+                best_a = A_EMPIRE + e
+    return best_a
+
+
+# ---- executing a role ------------------------------------------------------------------------
+@kernel
+def _execute(v, obs, mask):
+    role = _onehot(obs, E.PLAYERS + E.P_ROLE, N_ROLES)
+    s = v.strength
+    if v.sub == SUB_HOME_GOOD:
+        best = -1
+        for g in range(NG):  # any good pays a settle; take the scarcest kind
+            if mask[A_GOOD + g] and (best < 0 or v.goods[0, g] < v.goods[0, best]):
+                best = g
+        return A_GOOD + best
+    if v.sub == SUB_GOV_PAY:
+        # END-G: a token pays only for a good we lack, so the total paid is the same in any
+        # order; goods first, the commonest kind.
+        best = -1
+        for g in range(NG):
+            if mask[A_GOOD + g] and (best < 0 or v.goods[0, g] > v.goods[0, best]):
+                best = g
+        return A_GOOD + best if best >= 0 else A_PAY_TOKEN
+    if v.sub == SUB_GOV_MOVE:
+        w = _weakest_marker(v, v.gov_slot)
+        return A_SLOT + w if w >= 0 else -1
+    ships_left = v.placed - v.used
+    if role == SAILOR:
+        first = _sail_plan(v, s, ships_left)[1]
+        return A_REGION + first if first >= 0 else A_DONE
+    if role == MERCHANT:
+        for k in range(N_SLOTS):  # every good is worth having (END-E2)
+            if mask[A_SLOT + k]:
+                return A_SLOT + k
+        return A_HOME if mask[A_HOME] else A_DONE
+    if role == CRAFTSMAN:
+        return _best_or_done(_craft_plan(v, s)[1])
+    if role == COMMANDER:
+        first = _attack_plan(v, s, ships_left)[1]
+        return A_SLOT + first if first >= 0 else A_DONE
+    if role == POLITICIAN:
+        return _best_or_done(_politics_plan(v, s)[1])
+    if role == GOVERNOR:
+        first = _governor_plan(v, s, _goods_total(v, 0))[1]
+        return A_SLOT + first if first >= 0 else A_DONE
+    return A_DONE
+
+
+@kernel
+def _best_or_done(a):
+    return a if a >= 0 else A_DONE
+
+
+@kernel
+def _first_legal(mask):
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            return a
+    return -1
+
+
+@kernel
+def _decide(views, obs, mask):
+    v = views[0]
+    _decode(obs, v)
+    action = -1
+    if v.phase == PH_START_CITY:
+        action = _start_city(v, mask)
+    elif v.phase == PH_EMPIRE_RETURN:
+        action = _return_card(v, mask)
+    elif v.phase == PH_PLAN_ROLE:
+        action = _plan_role(v, mask)
+    elif v.phase == PH_PLAN_TOKENS:
+        action = _plan_tokens(mask)
+    elif v.phase == PH_ROLE:
+        action = _execute(v, obs, mask)
+    return action
+
+
+@kernel
+def heuristic_action(obs, mask):
+    """The heuristic's action for one observation vector and its 0/1 action mask."""
+    # The record ``views[0]`` points into ``views``: the array is passed down so that it stays
+    # alive while the record is used (a record alone does not keep its array alive).
+    views = np.zeros(1, VIEW_DTYPE)
+    action = _decide(views, obs, mask)
+    # Whatever the reasoning, only ever return a legal action.
+    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
+        action = A_DONE if mask.shape[0] > A_DONE and mask[A_DONE] != 0 else _first_legal(mask)
+    return action
+
+
+@parallel_kernel
+def heuristic_batch(obs, masks, out):
+    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
+    for i in prange(obs.shape[0]):
+        out[i] = heuristic_action(obs[i], masks[i])
+
+
+class EndeavorHeuristicAgent(KernelAgent):
+    """A sensible-beginner Endeavor player; deterministic, decides from the observation only."""
+
+    obs_size = E.OBS_SIZE
+    num_actions = NUM_ACTIONS
+    policy = staticmethod(heuristic_action)
+    policy_batch = staticmethod(heuristic_batch)

@@ -1,0 +1,376 @@
+"""Endeavor observation: a float32 vector of ``OBS_SIZE`` (1902) seen from one player.
+
+It shows only what that player may know. Public: the round, phase and role sub-step, who
+decides, every player's tokens, goods, ships, board cards, markers and score, the cities in the
+face-up slots with their markers and upgrades, which regions are open, both markets, the deck
+*sizes*, the roles each player has set aside (each was revealed when executed), and, once
+execution runs, every player's role, tokens and execution position and the strength left of the
+role being executed. Private: the observer's own role hand and empire hand. Never shown: the
+RNG word; the order of any deck (city region decks, empire deck, building deck, role decks);
+another player's empire hand (only its size, END-S4) or role hand; and while anyone is still
+planning (END-O1), another player's role pick and token count — they are revealed together when
+execution starts (phase ``role``; also after a game that ended normally).
+
+Values are raw counts and flags (non-negative); ``OBS_HIGH`` bounds them (goods are clipped at
+``GOODS_CAP``, a bound the rules never reach, see ``observation_space_bounds``).
+
+Player blocks. Block i is seat ``(player + i) % num_players`` (the rules' relative seat ``i``,
+as in ``A_ATTACK_SHIP``; block 0 is the observer); blocks ``num_players..3`` are all zero.
+Block i starts at ``i * PLAYER_BLOCK`` (144):
+
+=========  =====  =========================================================================
+offset     size   meaning (inside a player block)
+=========  =====  =========================================================================
+0          1      present
+1          1      this player is the decider (0 once the game is over)
+2          1      this player went first (END-S6)
+3-6        4      position in this round's planning order, one-hot (last round's execution
+                  order, END-O3 ties)
+7          1      has planned this round (role and tokens chosen; 1 during execution)
+8-11       4      position in the execution order, one-hot (once execution runs)
+12         1      has executed its role this round (once execution runs)
+13-18      6      this round's role one-hot: Sailor, Merchant, Craftsman, Commander,
+                  Politician, Governor (others' only once execution runs)
+19         1      tokens on the role (others' only once execution runs)
+20         1      tokens on the player board (pool)
+21         1      force tokens lost for good (END-A4)
+22-26      5      goods: tea, coffee, spice, cocoa, sugar (clipped at ``GOODS_CAP``)
+27-33      7      ships per region (Europe … China, ``envs.endeavor.data.REGIONS`` order)
+34         1      cards on the player board (END-B1, at most 9)
+35-83      49     city cards on the board, one flag per city id
+84-103     20     buildings on the board, one flag per building id
+104-133    30     empire cards on the board, one flag per empire id
+134        1      empire cards in the secret hand (the size only)
+135-140    6      roles set aside (used since the role deck was last rebuilt, END-O2)
+141        1      cards in the role deck (the size only)
+142        1      cities holding this player's markers (END-S1: at most 3)
+143        1      current score (``rules.score_of``, END-E2)
+=========  =====  =========================================================================
+
+Shared and private parts, absolute offsets:
+
+=========  =====  =========================================================================
+offset     size   meaning
+=========  =====  =========================================================================
+0-575      576    4 player blocks (above)
+576-1680   1105   city slots 0..16 (``rules`` slot order: Europe 4, West Africa 3, then 2
+                  per region), 65 each (below)
+1681-1694  14     regions 0..6, 2 each: open (END-R2), cards left in the region's deck
+1695-1784  90     empire market positions 0..2, empire id one-hot (30 each)
+1785-1844  60     building market positions 0..2, building id one-hot (20 each)
+1845       1      round (1..12, END-E4)
+1846-1851  6      phase one-hot: start city, return empire card, plan role, plan tokens,
+                  role, over (``rules.PHASE_NAMES``)
+1852-1855  4      role sub-step one-hot (phase role only): main, home-port good, Governor
+                  pays, Governor moves a marker
+1856-1858  3      number of players one-hot (2, 3, 4)
+1859       1      cards in the empire deck
+1860       1      cards in the building deck
+1861       1      strength left of the role being executed (phase role only)
+1862       1      ships sent / attacks made by it so far (phase role only; each needs a token)
+1863       1      the Merchant took a good this action (phase role only)
+1864       1      the Merchant used the home port this action (phase role only)
+1865       1      goods still to pay for the city being settled (Governor, phase role only)
+1866-1871  6      own role hand, one flag per role (END-O2)
+1872-1901  30     own empire hand, one flag per empire id (END-S4)
+=========  =====  =========================================================================
+
+A city slot: 0 present, 1-49 city id one-hot, 50-54 the city's good one-hot, 55 settle cost,
+56 build cost, 57 points, 58-61 marker owner by relative seat one-hot (all zero: unclaimed),
+62 upgraded, 63 already collected from in this Merchant action, 64 the city being settled by
+the Governor. Slot ``k`` is the index of the ``A_SLOT`` / ``A_UPGRADE`` actions.
+"""
+
+import numpy as np
+from numba import prange
+
+from envs.core.jit import kernel, parallel_kernel
+from envs.endeavor.rules import (
+    B_MARKET,
+    BLD_POINTS,
+    BOARD,
+    CITIES_PER_REGION,
+    CITY_BUILD,
+    CITY_GOOD,
+    CITY_POINTS,
+    CITY_SETTLE,
+    EMP_POINTS,
+    EMPIRE_DRAW,
+    K_BUILDING,
+    K_CITY,
+    K_EMPIRE,
+    MARKERS,
+    MARKET,
+    MAX_TOKENS,
+    MAXP,
+    N_ROLES,
+    N_SLOTS,
+    NB,
+    NC,
+    NEMP,
+    NG,
+    NR,
+    PH_OVER,
+    PH_PLAN_ROLE,
+    PH_PLAN_TOKENS,
+    PH_ROLE,
+    PH_START_CITY,
+    ROUND_LIMIT,
+    SUB_GOV_MOVE,
+    SUB_GOV_PAY,
+    score_of,
+)
+
+N_PHASES = 6
+N_SUBS = 4
+MIN_PLAYERS = 2
+# END-A2: a Merchant action yields at most 2 per marker city (upgraded), 1 from the home port and
+# 1 per extra-good card on the 9-slot board; one action per player per round, at most 12 rounds.
+GOODS_PER_ROUND = 2 * MARKERS + 1 + BOARD
+GOODS_CAP = ROUND_LIMIT * GOODS_PER_ROUND  # 192
+
+# ---- player block (relative offsets) ---------------------------------------------------------
+P_PRESENT = 0
+P_DECIDER = 1
+P_FIRST = 2
+P_ORDER = 3
+P_PLANNED = P_ORDER + MAXP
+P_EXEC_POS = P_PLANNED + 1
+P_EXECUTED = P_EXEC_POS + MAXP
+P_ROLE = P_EXECUTED + 1
+P_PLACED = P_ROLE + N_ROLES
+P_POOL = P_PLACED + 1
+P_LOST = P_POOL + 1
+P_GOODS = P_LOST + 1
+P_SHIPS = P_GOODS + NG
+P_BOARD_N = P_SHIPS + NR
+P_BOARD_CITY = P_BOARD_N + 1
+P_BOARD_BUILDING = P_BOARD_CITY + NC
+P_BOARD_EMPIRE = P_BOARD_BUILDING + NB
+P_EMPIRE_HAND_N = P_BOARD_EMPIRE + NEMP
+P_ROLE_ASIDE = P_EMPIRE_HAND_N + 1
+P_ROLE_DECK_N = P_ROLE_ASIDE + N_ROLES
+P_MARKERS = P_ROLE_DECK_N + 1
+P_SCORE = P_MARKERS + 1
+PLAYER_BLOCK = P_SCORE + 1  # 144
+
+# ---- city slot block (relative offsets) ------------------------------------------------------
+S_PRESENT = 0
+S_CITY = 1
+S_GOOD = S_CITY + NC
+S_SETTLE = S_GOOD + NG
+S_BUILD = S_SETTLE + 1
+S_POINTS = S_BUILD + 1
+S_OWNER = S_POINTS + 1
+S_UPGRADED = S_OWNER + MAXP
+S_COLLECTED = S_UPGRADED + 1
+S_SETTLING = S_COLLECTED + 1
+SLOT_BLOCK = S_SETTLING + 1  # 65
+
+R_OPEN = 0
+R_DECK_N = 1
+REGION_BLOCK = 2
+
+# ---- absolute offsets ------------------------------------------------------------------------
+PLAYERS = 0
+SLOTS = PLAYERS + MAXP * PLAYER_BLOCK
+REGIONS = SLOTS + N_SLOTS * SLOT_BLOCK
+EMPIRE_MARKET = REGIONS + NR * REGION_BLOCK
+BUILDING_MARKET = EMPIRE_MARKET + MARKET * NEMP
+ROUND = BUILDING_MARKET + B_MARKET * NB
+PHASE_ONEHOT = ROUND + 1
+SUB_ONEHOT = PHASE_ONEHOT + N_PHASES
+NUM_PLAYERS_ONEHOT = SUB_ONEHOT + N_SUBS
+EMPIRE_DECK_N = NUM_PLAYERS_ONEHOT + (MAXP - MIN_PLAYERS + 1)
+BUILDING_DECK_N = EMPIRE_DECK_N + 1
+STRENGTH = BUILDING_DECK_N + 1
+USED = STRENGTH + 1
+TOOK_GOODS = USED + 1
+HOME_USED = TOOK_GOODS + 1
+GOV_DUE = HOME_USED + 1
+OWN_ROLE_HAND = GOV_DUE + 1
+OWN_EMPIRE_HAND = OWN_ROLE_HAND + N_ROLES
+OBS_SIZE = OWN_EMPIRE_HAND + NEMP  # 1902
+
+
+@kernel
+def roles_revealed(s):
+    """END-O1: roles and tokens are face down until execution starts; a game that ended
+    normally ended after execution. A cut-off game (truncated) may have stopped mid-planning."""
+    return s.phase == PH_ROLE or (s.phase == PH_OVER and s.terminated == 1)
+
+
+@kernel
+def _encode_player(s, p, player, b, out):
+    n = int(s.num_players)
+    out[b + P_PRESENT] = 1.0
+    if s.phase != PH_OVER and s.current_player == p:
+        out[b + P_DECIDER] = 1.0
+    if s.first_player == p:
+        out[b + P_FIRST] = 1.0
+    planning = s.phase == PH_PLAN_ROLE or s.phase == PH_PLAN_TOKENS
+    for i in range(n):
+        if s.order[i] == p:
+            out[b + P_ORDER + i] = 1.0
+            if planning and i < s.pick_index:
+                out[b + P_PLANNED] = 1.0
+    revealed = roles_revealed(s)
+    if revealed:
+        out[b + P_PLANNED] = 1.0
+        for i in range(n):
+            if s.exec_order[i] == p:
+                out[b + P_EXEC_POS + i] = 1.0
+                if i < s.exec_index:
+                    out[b + P_EXECUTED] = 1.0
+    if (revealed or p == player) and s.role[p] >= 0:
+        out[b + P_ROLE + int(s.role[p])] = 1.0
+        out[b + P_PLACED] = s.placed[p]
+    out[b + P_POOL] = s.pool[p]
+    out[b + P_LOST] = s.lost[p]
+    for g in range(NG):
+        out[b + P_GOODS + g] = min(s.goods[p, g], GOODS_CAP)
+    for r in range(NR):
+        out[b + P_SHIPS + r] = s.ships[p, r]
+    out[b + P_BOARD_N] = s.board_n[p]
+    for i in range(s.board_n[p]):
+        kind = s.board_kind[p, i]
+        cid = int(s.board_id[p, i])
+        if kind == K_CITY:
+            out[b + P_BOARD_CITY + cid] = 1.0
+        elif kind == K_BUILDING:
+            out[b + P_BOARD_BUILDING + cid] = 1.0
+        elif kind == K_EMPIRE:
+            out[b + P_BOARD_EMPIRE + cid] = 1.0
+    out[b + P_EMPIRE_HAND_N] = s.empire_hand[p].sum()  # END-S4: the size only
+    for r in range(N_ROLES):
+        out[b + P_ROLE_ASIDE + r] = s.role_aside[p, r]
+    out[b + P_ROLE_DECK_N] = s.role_deck_n[p]  # END-O2: the size only, never the order
+    markers = 0
+    for k in range(N_SLOTS):
+        if s.slot_owner[k] == p:
+            markers += 1
+    out[b + P_MARKERS] = markers
+    out[b + P_SCORE] = score_of(s, p)
+
+
+@kernel
+def encode_into(states, g, player, out):
+    """Write the observation of ``player`` in game ``g`` into ``out`` (float32, OBS_SIZE)."""
+    s = states[g]
+    out[:] = 0.0
+    n = int(s.num_players)  # plain ints: int8 sums would wrap (plain-Python mode)
+    for i in range(n):
+        _encode_player(s, (player + i) % n, player, PLAYERS + i * PLAYER_BLOCK, out)
+    in_role = s.phase == PH_ROLE
+    for k in range(N_SLOTS):
+        c = int(s.slot_city[k])
+        b = SLOTS + k * SLOT_BLOCK
+        if c >= 0:
+            out[b + S_PRESENT] = 1.0
+            out[b + S_CITY + c] = 1.0
+            out[b + S_GOOD + int(CITY_GOOD[c])] = 1.0
+            out[b + S_SETTLE] = CITY_SETTLE[c]
+            out[b + S_BUILD] = CITY_BUILD[c]
+            out[b + S_POINTS] = CITY_POINTS[c]
+        q = int(s.slot_owner[k])
+        if q >= 0:
+            out[b + S_OWNER + (q - player) % n] = 1.0
+        out[b + S_UPGRADED] = s.slot_upgraded[k]
+        if in_role:
+            if (s.city_used >> k) & 1:
+                out[b + S_COLLECTED] = 1.0
+            if (s.sub == SUB_GOV_PAY or s.sub == SUB_GOV_MOVE) and s.gov_slot == k:
+                out[b + S_SETTLING] = 1.0
+    for r in range(NR):
+        b = REGIONS + r * REGION_BLOCK
+        out[b + R_OPEN] = s.region_open[r]
+        out[b + R_DECK_N] = s.region_deck_n[r]  # the size only, never the order
+    for i in range(MARKET):
+        e = int(s.empire_market[i])
+        if e >= 0:
+            out[EMPIRE_MARKET + i * NEMP + e] = 1.0
+    for i in range(B_MARKET):
+        bld = int(s.building_market[i])
+        if bld >= 0:
+            out[BUILDING_MARKET + i * NB + bld] = 1.0
+    out[ROUND] = s["round"]  # a NumPy record's .round is its method (plain-Python mode)
+    out[PHASE_ONEHOT + int(s.phase)] = 1.0
+    out[NUM_PLAYERS_ONEHOT + n - MIN_PLAYERS] = 1.0
+    out[EMPIRE_DECK_N] = s.empire_deck_n
+    out[BUILDING_DECK_N] = s.building_deck_n
+    # The role being executed is public; outside execution these fields hold stale values.
+    if in_role:
+        out[SUB_ONEHOT + int(s.sub)] = 1.0
+        out[STRENGTH] = s.strength
+        out[USED] = s.used
+        out[TOOK_GOODS] = s.took_goods
+        out[HOME_USED] = s.home_used
+        out[GOV_DUE] = s.gov_due
+    for r in range(N_ROLES):
+        out[OWN_ROLE_HAND + r] = s.role_hand[player, r]
+    for e in range(NEMP):
+        out[OWN_EMPIRE_HAND + e] = s.empire_hand[player, e]
+
+
+@parallel_kernel
+def encode_batch(states, players, out):
+    """``out[g]`` = observation of ``players[g]`` in game ``g``, for every game."""
+    for g in prange(states.shape[0]):
+        encode_into(states, g, players[g], out[g])
+
+
+def _max_score():
+    """A loose bound on ``rules.score_of``: 3 marker cities at the highest city points plus an
+    upgrade, 9 board cards at the highest card points plus a region-points bonus of at most 3
+    (END-S1: 3 markers) each, and 1 per 3 goods (all goods at most ``GOODS_CAP``)."""
+    card_points = max(int(CITY_POINTS.max()), int(BLD_POINTS.max()), int(EMP_POINTS.max()))
+    return MARKERS * (int(CITY_POINTS.max()) + 1) + BOARD * (card_points + MARKERS) + GOODS_CAP // 3
+
+
+def observation_space_bounds():
+    """``(low, high)`` float32 arrays of shape (OBS_SIZE,) containing every observation.
+
+    Bounds (from the rules, not measured): flags and one-hots 1. Tokens (pool, placed, lost,
+    ships in one region) at most ``rules.MAX_TOKENS`` (18 plus every extra-token card); the
+    strength of a role at most that plus one bonus per board card. Goods per kind clipped at
+    ``GOODS_CAP`` = 12 rounds x ``GOODS_PER_ROUND``, which they cannot exceed. Board cards at
+    most 9, markers 3, empire hand 4 (the 2-player draw), role deck 6, deck sizes at most
+    their card counts, round at most 12, costs and points at most the tables' maxima, goods
+    still due at most the largest settle cost.
+    """
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    for i in range(MAXP):
+        b = PLAYERS + i * PLAYER_BLOCK
+        high[b + P_PLACED] = MAX_TOKENS
+        high[b + P_POOL] = MAX_TOKENS
+        high[b + P_LOST] = MAX_TOKENS
+        high[b + P_GOODS : b + P_GOODS + NG] = GOODS_CAP
+        high[b + P_SHIPS : b + P_SHIPS + NR] = MAX_TOKENS
+        high[b + P_BOARD_N] = BOARD
+        high[b + P_EMPIRE_HAND_N] = int(EMPIRE_DRAW.max())
+        high[b + P_ROLE_DECK_N] = N_ROLES
+        high[b + P_MARKERS] = MARKERS
+        high[b + P_SCORE] = _max_score()
+    for k in range(N_SLOTS):
+        b = SLOTS + k * SLOT_BLOCK
+        high[b + S_SETTLE] = int(CITY_SETTLE.max())
+        high[b + S_BUILD] = int(CITY_BUILD.max())
+        high[b + S_POINTS] = int(CITY_POINTS.max())
+    for r in range(NR):
+        high[REGIONS + r * REGION_BLOCK + R_DECK_N] = CITIES_PER_REGION
+    high[ROUND] = ROUND_LIMIT
+    high[EMPIRE_DECK_N] = NEMP
+    high[BUILDING_DECK_N] = NB
+    high[STRENGTH] = MAX_TOKENS + BOARD
+    high[USED] = MAX_TOKENS
+    high[GOV_DUE] = int(CITY_SETTLE.max())
+    return low, high
+
+
+# Module-level copies for building a gymnasium ``Box(OBS_LOW, OBS_HIGH)``; read-only.
+OBS_LOW, OBS_HIGH = observation_space_bounds()
+OBS_LOW.setflags(write=False)
+OBS_HIGH.setflags(write=False)
+
+assert PH_START_CITY == 0 and PH_OVER == N_PHASES - 1, "phase one-hot follows rules.PH_*"
