@@ -17,7 +17,15 @@ import numpy as np
 import envs
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
-CASES = [("century", 2, 101), ("century", 3, 202), ("century", 5, 303)]
+CASES = [
+    ("century", 2, 101),
+    ("century", 3, 202),
+    ("century", 5, 303),
+    ("everdell", 1, 404),
+    ("everdell", 3, 505),
+    ("endeavor", 2, 606),
+    ("endeavor", 4, 707),
+]
 
 
 def record(game, num_players, seed):

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("radlands", 2, 15),
         ("everdell", 2, 0),
         ("everdell", 1, 3),
+        ("endeavor", 3, 0),
     ],
 )
 def test_plain_python_kernels_match_compiled(game, players, options):
