@@ -130,7 +130,7 @@ def test_rollouts_end_and_do_not_depend_on_chunks_or_threads():
     """Same seed, same games, whatever the batch split or thread count; no game is cut off."""
     a = _rollout(600, 3, 1, 1)
     b = _rollout(600, 3, 37, numba.config.NUMBA_NUM_THREADS)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
     assert not a[3].any()
     assert (a[0] > 0).all()
