@@ -180,7 +180,7 @@ def test_never_plans_commander_with_nothing_to_attack():
 
 
 def test_craftsman_buys_the_building_worth_most():
-    # END-A3: 6 work buy the Cathedral (4 points) rather than Theatre + Tea House.
+    # END-A3: 6 work buy the Cathedral (3 points) rather than Theatre + Tea House (1 point).
     def setup(states):
         set_building_market(states, "theatre", "cathedral", "tea_house")
 

@@ -116,7 +116,7 @@ BUILDING_FACTS = {
     "admiralty": (6, 1, "extra_tokens", "2"),
     "bank": (5, 2, "extra_tokens", "1"),
     "barracks": (2, 0, "role_bonus", "commander"),
-    "cathedral": (6, 4, "none", ""),
+    "cathedral": (6, 3, "none", ""),
     "coffee_house": (2, 1, "extra_good", "coffee"),
     "colonial_office": (4, 1, "role_bonus", "governor"),
     "fort": (4, 1, "defence", ""),
@@ -140,7 +140,7 @@ EMPIRE_FACTS = {
     "celestial_trade_mission": (3, "cities_in_region", "china", 2, 3, "none", ""),
     "chartered_merchants": (1, "goods_total", "", 3, 1, "none", ""),
     "colonial_ambitions": (1, "cities_total", "", 2, 1, "none", ""),
-    "crown_monopoly": (3, "goods_total", "", 9, 4, "none", ""),
+    "crown_monopoly": (3, "goods_total", "", 9, 3, "none", ""),
     "estado_da_india": (2, "cities_in_region", "india", 2, 1, "region_points", "india"),
     "european_alliance": (1, "cities_in_region", "europe", 2, 1, "none", ""),
     "free_trade_treaty": (2, "goods_total", "", 3, 1, "role_bonus", "merchant"),
@@ -152,7 +152,7 @@ EMPIRE_FACTS = {
     "royal_charter": (1, "none", "", 0, 1, "none", ""),
     "straits_settlements": (3, "cities_in_region", "southeast_asia", 2, 4, "none", ""),
     "strait_passage": (2, "ships_in_region", "southeast_asia", 1, 0, "travel_discount", ""),
-    "vast_dominions": (2, "cities_total", "", 3, 3, "none", ""),
+    "vast_dominions": (2, "cities_total", "", 3, 2, "none", ""),
 }
 
 
@@ -1029,19 +1029,19 @@ def test_e2_score():
     put_city(states, "bristol", owner=0, upgraded=True)  # 1 + 1
     put_city(states, "madras", owner=0)  # 3
     put_city(states, "genoa", owner=1)  # 1, seat 1's
-    put_on_board(states, 0, "building", "cathedral")  # 4
+    put_on_board(states, 0, "building", "cathedral")  # 3
     put_on_board(states, 0, "empire", "royal_charter")  # 1
     put_on_board(states, 0, "city", "havana")  # 2, a card on the board (no marker)
     set_goods(states, 0, tea=4, coffee=3)  # 7 goods: 2
-    assert score(states, 0) == 14 and score(states, 1) == 1
+    assert score(states, 0) == 13 and score(states, 1) == 1
     set_goods(states, 0, tea=8)
-    assert score(states, 0) == 14
+    assert score(states, 0) == 13
     set_goods(states, 0, tea=5, sugar=4)
-    assert score(states, 0) == 15
+    assert score(states, 0) == 14
     st(states)["round"] = 12
     _play_quiet_round(states)
     s = st(states)
-    assert s["phase"] == R.PH_OVER and s["score"][:2].tolist() == [15, 1]
+    assert s["phase"] == R.PH_OVER and s["score"][:2].tolist() == [14, 1]
 
 
 def _last_round(n):
