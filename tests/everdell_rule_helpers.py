@@ -475,7 +475,7 @@ def example_city_snapshot():
         "game": "everdell",
         "version": 1,
         "num_players": 2,
-        "options": {"rug_year": 1},
+        "options": {"rug_year": 1, "fool_bonuses": False},
         "first_player": 0,
         "turn_player": 0,
         "turn_count": 0,

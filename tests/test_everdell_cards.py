@@ -1187,6 +1187,20 @@ def test_shopkeeper_pays_nothing_for_a_fool_sent_to_an_opponent():
     assert resources(states, 0) == (0, 0, 0, 0)
 
 
+def test_fool_bonuses_option_pays_shopkeeper_and_historian_for_a_fool():
+    """Option fool_bonuses (the other published reading): the Fool is still a Critter its
+    player played, so Shopkeeper gives a berry and Historian a card; by default neither."""
+    for options, berries, cards in ((0, 0, 0), (R.OPTION_FOOL_BONUSES, 1, 1)):
+        states = new_position(options=options)
+        build(states, 0, "shopkeeper", "historian")
+        give(states, 0, "fool")
+        set_resources(states, 0, berry=3)
+        do(states, play_hand("fool"))
+        assert city(states, 1) == ["fool"]
+        assert resources(states, 0) == (0, 0, 0, berries)
+        assert int(states[0]["hand_n"][0]) == cards
+
+
 def test_historian_draws_for_the_pigeon_and_for_the_card_it_plays():
     states = new_position()
     build(states, 0, "historian")

@@ -186,10 +186,12 @@ def game_setup(index):
 
 def new_pair(index, seed=SEED):
     num_players, year, _ = game_setup(index)
+    # every other block of 12 games plays the fool_bonuses reading (docs/everdell.md, Options)
+    options = year | (rules.OPTION_FOOL_BONUSES if (index // 12) % 2 else 0)
     key = game_key(seed, index)
-    ref = ReferenceGame.from_key(int(key), num_players, year)
+    ref = ReferenceGame.from_key(int(key), num_players, options)
     states = np.zeros(1, STATE_DTYPE)
-    rules.init_game(states, 0, num_players, key, np.int64(year))
+    rules.init_game(states, 0, num_players, key, np.int64(options))
     return ref, states
 
 

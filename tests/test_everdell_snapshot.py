@@ -212,7 +212,8 @@ def test_a_reused_record_round_trips():
 def test_opening_snapshot_reads_like_the_setup_rules(num_players):
     snap = to_dict(_new_game(42, num_players, 2), 0)
     assert snap["game"] == "everdell" and snap["version"] == 1
-    assert snap["num_players"] == num_players and snap["options"] == {"rug_year": 2}
+    assert snap["num_players"] == num_players
+    assert snap["options"] == {"rug_year": 2, "fool_bonuses": False}
     assert snap["turn_player"] == snap["first_player"]
     assert snap["pending"]["player"] == snap["first_player"]
     assert snap["pending"]["kind"] == "turn" and R.A_PASS in snap["pending"]["legal"]

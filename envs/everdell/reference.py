@@ -329,6 +329,7 @@ class ReferenceGame:
         self.seats = 2 if self.solo else num_players
         year = options & 3
         self.rug_year = 1 if year == 0 else year
+        self.fool_bonuses = bool(options & 4)  # option fool_bonuses
         self.step_count = 0
         self.turn_count = 0
         self.terminated = False
@@ -1147,6 +1148,11 @@ class ReferenceGame:
         a = yield from self._ask(p, options, PK_FOOL_TARGET)
         q = self._abs(p, a - A_PLAYER)
         self.cities[q][self._free_slot(q)] = CityCard(FOOL)
+        if self.fool_bonuses:  # option: the Fool still counts as a Critter p played
+            if self._has(p, HISTORIAN):
+                self._draw(p, 1)
+            if self._has(p, SHOPKEEPER):
+                self.players[p].resources[BERRY] += 1
 
     def _card_effect(self, p, t, ctx, k):
         """A Traveler's effect when played, or a green card's production for p; ``ctx`` and

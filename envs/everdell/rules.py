@@ -163,6 +163,7 @@ F_MEADOW_PICK = _L["forest_take_2_meadow_play_1_discounted"]
 
 # ---- options (packed by envs/everdell/spec.py) -----------------------------------------------
 OPTION_YEAR_SHIFT = 0  # bits 0-1: Rugwort's year 1..3 (0 means 1)
+OPTION_FOOL_BONUSES = 4  # bit 2: Historian / Shopkeeper pay for a Fool sent to an opponent
 
 # ---- actions ---------------------------------------------------------------------------------
 # Turn actions (EVD-T1) first, then the sub-decision groups. Location groups are reused by
@@ -272,6 +273,7 @@ STATE_DTYPE = np.dtype(
         ("turn_count", np.int32),
         ("score", np.int16, (MAXP,)),
         ("rug_year", np.int8),
+        ("opt_fool_bonuses", np.int8),  # option fool_bonuses (docs/everdell.md, Options)
         # cards
         ("deck", np.int8, (DECK_SIZE,)),  # top = deck[deck_n - 1]
         ("deck_n", np.int16),
@@ -1232,7 +1234,12 @@ def _run_play(s, f):
                 return _ask(s, p, PK_FOOL_TARGET)
             q = _abs(s, p, a - A_PLAYER)
             s.city[q, _free_slot(s, q)] = FOOL
-            _pop(s)  # nothing triggers for a card played into another city (subtleties)
+            if s.opt_fool_bonuses:  # the other reading: the player still "played a Critter"
+                if _find_type(s, p, HISTORIAN) >= 0:
+                    _draw(s, p, 1)
+                if _find_type(s, p, SHOPKEEPER) >= 0:
+                    s.resources[p, BERRY] += 1
+            _pop(s)  # by default nothing triggers for a card played into another city
             return GO
         # Ruins: replace a Construction of the city, regain its cost, draw 2.
         if a < 0:
@@ -2535,6 +2542,7 @@ def init_game(states, g, num_players, key, options=0):
     s.rng[0] = key
     year = options & 3
     s.rug_year = 1 if year == 0 else year
+    s.opt_fool_bonuses = 1 if options & OPTION_FOOL_BONUSES else 0
     s.num_players = num_players
     seats = 2 if num_players == 1 else num_players
     s.seats = seats

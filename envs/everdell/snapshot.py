@@ -86,7 +86,7 @@ TOP_KEYS = (
     "leftovers",
     "rng",
 )
-OPTION_KEYS = ("rug_year",)
+OPTION_KEYS = ("rug_year", "fool_bonuses")
 PLAYER_KEYS = (
     "hand",
     "hand_size",
@@ -359,7 +359,15 @@ def _check_representable(s):
     if int(s["answer"]) != -1:
         _refuse("an answer is waiting to be read (answer != -1)")
     # Codes written as names, null or true/false: other values would have no spelling.
-    for field in ("pend_mask", "terminated", "truncated", "passed", "wperm", "city_occupied"):
+    for field in (
+        "pend_mask",
+        "terminated",
+        "truncated",
+        "passed",
+        "wperm",
+        "city_occupied",
+        "opt_fool_bonuses",
+    ):
         _check_codes(s[field], field, 0, 1)
     for field in ("meadow", "city", "city_jail"):
         _check_codes(s[field], field, -1, R.NT - 1)
@@ -436,7 +444,10 @@ def to_dict(states: np.ndarray, g: int) -> dict:
         "game": GAME_NAME,
         "version": SNAPSHOT_VERSION,
         "num_players": n,
-        "options": {"rug_year": int(s["rug_year"])},
+        "options": {
+            "rug_year": int(s["rug_year"]),
+            "fool_bonuses": bool(s["opt_fool_bonuses"]),
+        },
         "first_player": int(s["first_player"]),
         "turn_player": int(s["turn_player"]),
         "turn_count": int(s["turn_count"]),
@@ -562,6 +573,7 @@ def _read_header(snap: dict, s) -> int:
     s["seats"] = _seats(n)
     options = _obj(snap["options"], "options", OPTION_KEYS)
     s["rug_year"] = _int(options["rug_year"], "options.rug_year", 1, 3, "Rugwort's year")
+    s["opt_fool_bonuses"] = _bool(options["fool_bonuses"], "options.fool_bonuses")
     rng_text = _str(snap["rng"], "rng")
     if not _RNG_PATTERN.fullmatch(rng_text):
         _fail("rng", f"expected '0x' and 1-16 hex digits, got {rng_text!r}")
