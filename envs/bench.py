@@ -55,6 +55,10 @@ REFERENCES = {
     "century": ("envs.century.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
     "radlands": ("envs.radlands.reference:ReferenceGame", lambda cls, n, seed, i: cls(seed, 0, i)),
     "endeavor": ("envs.endeavor.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
+    "everdell": (
+        "envs.everdell.reference:ReferenceGame",
+        lambda cls, n, seed, i: cls(seed, n, 0, i),
+    ),
 }
 BATCH_SIZES = tuple(4**k for k in range(9))  # 1 … 65536
 QUICK_MAX_BATCH = 4096
