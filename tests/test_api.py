@@ -212,6 +212,22 @@ def test_bad_option_values_name_the_option():
         envs.make_batch("radlands", 2, 2, vera_vosh="sometimes")
     with pytest.raises(OptionError, match="cult_of_chrome"):
         envs.make("radlands", cult_of_chrome=True)
+    with pytest.raises(OptionError, match="rugwort_year"):
+        envs.make("everdell", num_players=1, rugwort_year=4)
+    with pytest.raises(OptionError, match="rugwort_year"):
+        envs.make("everdell", num_players=1, rugwort_year=True)
+    with pytest.raises(OptionError, match="fool_bonuses"):
+        envs.make_batch("everdell", 2, 2, fool_bonuses="yes")
+    with pytest.raises(OptionError, match="raiders_slot"):
+        envs.make("endeavor", num_players=2, raiders_slot=3)  # Endeavor has no options
+
+
+def test_everdell_options_change_the_game():
+    """The options reach the kernel: Rugwort's year is in the state, fool_bonuses too."""
+    env = envs.make("everdell", num_players=1, rugwort_year=3, fool_bonuses=True)
+    env.reset(seed=0)
+    state = env.unwrapped.state_array[0]
+    assert state["rug_year"] == 3 and state["opt_fool_bonuses"] == 1
 
 
 @pytest.mark.parametrize("game", GAMES)
