@@ -23,16 +23,4 @@ Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/co
 from envs.century.spec import SPEC
 from envs.core import aec
 
-
-class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
-    metadata = {**aec.MeepleAECEnv.metadata, "name": "meeple_century_v0"}
-
-    def __init__(self, num_players: int = 2, render_mode: str | None = None):
-        from envs.core.registry import check_num_players
-
-        check_num_players(SPEC, num_players)
-        super().__init__(SPEC, num_players=num_players, render_mode=render_mode)
-
-
-def env(num_players: int = 2, render_mode: str | None = None):
-    return aec.OrderEnforcingWrapper(raw_env(num_players=num_players, render_mode=render_mode))
+raw_env, env = aec.module_envs(SPEC, __name__)

@@ -283,3 +283,33 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 def env(spec: GameSpec, **kwargs):
     """``raw_env`` wrapped like PettingZoo's classic environments."""
     return OrderEnforcingWrapper(MeepleAECEnv(spec, **kwargs))
+
+
+def module_envs(spec: GameSpec, module: str):
+    """``raw_env`` (a class) and ``env()`` for a game's env module, the PettingZoo classic
+    layout: ``from envs.<game>.env import env, raw_env``. Options are checked like
+    ``envs.make`` does; the default is a 2-player game."""
+    from envs.core.registry import check_num_players, check_options
+
+    class raw_env(MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
+        metadata = {**MeepleAECEnv.metadata, "name": f"meeple_{spec.name}_v0"}
+
+        def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
+            check_num_players(spec, num_players)
+            super().__init__(
+                spec,
+                num_players=num_players,
+                render_mode=render_mode,
+                **check_options(spec, options),
+            )
+
+    raw_env.__module__ = module
+    raw_env.__qualname__ = "raw_env"
+
+    def env(num_players: int = 2, render_mode: str | None = None, **options):
+        return OrderEnforcingWrapper(
+            raw_env(num_players=num_players, render_mode=render_mode, **options)
+        )
+
+    env.__module__ = module
+    return raw_env, env

@@ -74,6 +74,49 @@ class GameSpec:
     encode_options: Callable[[dict], int] | None = None
     docs: str = ""
 
+    @classmethod
+    def from_modules(
+        cls,
+        name: str,
+        rules,
+        encoder,
+        snapshot,
+        *,
+        min_players: int,
+        max_players: int,
+        options: dict | None = None,
+        encode_options: Callable[[dict], int] | None = None,
+        docs: str = "",
+    ) -> GameSpec:
+        """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
+        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses."""
+        return cls(
+            name=name,
+            min_players=min_players,
+            max_players=max_players,
+            num_actions=rules.NUM_ACTIONS,
+            obs_size=encoder.OBS_SIZE,
+            obs_high=encoder.OBS_HIGH,
+            state_dtype=rules.STATE_DTYPE,
+            init_game=rules.init_game,
+            legal_mask_into=rules.legal_mask_into,
+            apply_action=rules.apply_action,
+            rewards_into=rules.rewards_into,
+            reset_batch=rules.reset_batch,
+            legal_masks_batch=rules.legal_masks_batch,
+            step_batch=rules.step_batch,
+            random_rollout_kernel=rules.random_rollout_kernel,
+            encode_into=encoder.encode_into,
+            encode_batch=encoder.encode_batch,
+            action_to_string=snapshot.action_to_string,
+            render=snapshot.render,
+            to_dict=snapshot.to_dict,
+            from_dict=snapshot.from_dict,
+            options=dict(options or {}),
+            encode_options=encode_options,
+            docs=docs,
+        )
+
     def __post_init__(self):
         missing = [f for f in REQUIRED_FIELDS if f not in self.state_dtype.names]
         if missing:

@@ -22,20 +22,4 @@ Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/co
 from envs.core import aec
 from envs.everdell.spec import SPEC
 
-
-class raw_env(aec.MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
-    metadata = {**aec.MeepleAECEnv.metadata, "name": "meeple_everdell_v0"}
-
-    def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
-        from envs.core.registry import check_num_players, check_options
-
-        check_num_players(SPEC, num_players)
-        super().__init__(
-            SPEC, num_players=num_players, render_mode=render_mode, **check_options(SPEC, options)
-        )
-
-
-def env(num_players: int = 2, render_mode: str | None = None, **options):
-    return aec.OrderEnforcingWrapper(
-        raw_env(num_players=num_players, render_mode=render_mode, **options)
-    )
+raw_env, env = aec.module_envs(SPEC, __name__)

@@ -24,28 +24,13 @@ def encode_options(options: dict) -> int:
     return code
 
 
-SPEC = GameSpec(
-    name="everdell",
+SPEC = GameSpec.from_modules(
+    "everdell",
+    rules,
+    encoder,
+    snapshot,
     min_players=1,
     max_players=4,
-    num_actions=rules.NUM_ACTIONS,
-    obs_size=encoder.OBS_SIZE,
-    obs_high=encoder.OBS_HIGH,
-    state_dtype=rules.STATE_DTYPE,
-    init_game=rules.init_game,
-    legal_mask_into=rules.legal_mask_into,
-    apply_action=rules.apply_action,
-    rewards_into=rules.rewards_into,
-    reset_batch=rules.reset_batch,
-    legal_masks_batch=rules.legal_masks_batch,
-    step_batch=rules.step_batch,
-    random_rollout_kernel=rules.random_rollout_kernel,
-    encode_into=encoder.encode_into,
-    encode_batch=encoder.encode_batch,
-    action_to_string=snapshot.action_to_string,
-    render=snapshot.render,
-    to_dict=snapshot.to_dict,
-    from_dict=snapshot.from_dict,
     options=OPTIONS,
     encode_options=encode_options,
     docs="docs/everdell.md",
