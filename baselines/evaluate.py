@@ -68,7 +68,11 @@ def seat_table(num_games: int, num_players: int, num_agents: int) -> np.ndarray:
 
 
 def winners_from_rewards(rewards: np.ndarray) -> np.ndarray:
-    """Seat with the unique highest terminal reward, or -1 (all equal, tie, truncation)."""
+    """Seat with the unique highest terminal reward, or -1 (all equal, tie, truncation).
+    Solo (one column, a game against an automated opponent such as Everdell's Rugwort): 0 for
+    a win, -2 for a loss to that opponent, -1 for a draw."""
+    if rewards.shape[1] == 1:
+        return np.where(rewards[:, 0] > 0, 0, np.where(rewards[:, 0] < 0, -2, -1))
     best = rewards.max(axis=1)
     unique = (rewards == best[:, None]).sum(axis=1) == 1
     return np.where(unique & (best > rewards.min(axis=1)), rewards.argmax(axis=1), -1)
@@ -159,7 +163,7 @@ def play_match(
     first_seat = np.argmax(seats == 0, axis=1)  # the first agent holds exactly one seat
     has_winner = winner >= 0
     wins = int(np.sum(has_winner & (winner == first_seat)))
-    draws = int(np.sum(~has_winner))
+    draws = int(np.sum(winner == -1))  # -2: a solo game lost to the automated opponent
     losses = num_games - wins - draws
     ci = binomtest(wins, num_games).proportion_ci(confidence_level=0.95, method="wilson")
     rows = np.arange(num_games)

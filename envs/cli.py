@@ -122,7 +122,7 @@ def cmd_eval(args) -> int:
         _print_json(result)
         return 0
     first = result["agents"][0]
-    others = ", ".join(result["agents"][1:])
+    others = ", ".join(result["agents"][1:]) or "the game's automated opponent"
     print(f"{args.game}, {args.players} players: {first} vs {others}; {args.games} games")
     print(f"wins {result['wins']}  draws {result['draws']}  losses {result['losses']}")
     print(

@@ -312,3 +312,14 @@ def test_solo_beats_a_random_player_against_rugwort():
             assert s["terminated"] == 1
             scores[name].append(s["score"][0])
     assert np.mean(scores["heuristic"]) > np.mean(scores["random"]) + 15
+
+
+def test_solo_match_counts_losses_to_rugwort():
+    """A solo match is scored against Rugwort: a win, a loss to him, or a draw (equal scores)."""
+    from baselines.evaluate import play_match, winners_from_rewards
+
+    rewards = np.array([[1.0], [-1.0], [0.0]], np.float32)
+    assert winners_from_rewards(rewards).tolist() == [0, -2, -1]
+    result = play_match("everdell", 1, ["heuristic"], 60, seed=3, progress=False)
+    assert result["wins"] + result["draws"] + result["losses"] == 60
+    assert result["wins"] > 0 and result["losses"] > 0  # year 1: about half the games each way
