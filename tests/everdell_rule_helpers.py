@@ -13,6 +13,25 @@ cards and the rule book; these helpers only name things.
 
 import numpy as np
 
+# The builders and action ids both helper modules share, re-exported for the rule tests.
+from everdell_scenarios import (  # noqa: F401
+    card,
+    city_code,
+    give,
+    number,
+    pay,
+    place_basic,
+    play_hand,
+    play_meadow,
+    player,
+    pull,
+    resources,
+    score,
+    set_resources,
+    stack,
+    worker,
+)
+
 from envs.core.rng import PyRng, game_key
 from envs.everdell import data as D
 from envs.everdell import rules as R
@@ -61,30 +80,6 @@ def new_game(num_players=2, seed=0, options=0):
     states = np.zeros(1, R.STATE_DTYPE).view(np.recarray)
     R.init_game(states, 0, num_players, game_key(seed), options)
     return states
-
-
-def pull(states, key):
-    """Take one card ``key`` out of the deck (wherever it sits) and return its type id."""
-    s = states[0]
-    t = CARD[key]
-    n = int(s["deck_n"])
-    deck = [int(x) for x in s["deck"][:n]]
-    assert t in deck, f"no {key} left in the deck"
-    k = len(deck) - 1 - deck[::-1].index(t)
-    del deck[k]
-    s["deck"][: n - 1] = deck
-    s["deck"][n - 1] = -1
-    s["deck_n"] = n - 1
-    return t
-
-
-def stack(states, *keys):
-    """Put these cards on top of the deck; ``keys[0]`` becomes the top card."""
-    s = states[0]
-    for key in reversed(keys):
-        t = pull(states, key)
-        s["deck"][s["deck_n"]] = t
-        s["deck_n"] += 1
 
 
 def deck_top(states, n=1):
@@ -154,14 +149,6 @@ def turn_to(states, p):
     s["pend_kind"] = R.PK_TURN
 
 
-def give(states, p, *keys):
-    """Put cards into p's hand."""
-    s = states[0]
-    for key in keys:
-        s["hand"][p, pull(states, key)] += 1
-        s["hand_n"][p] += 1
-
-
 def build(states, p, *keys):
     """Put cards into p's city (Rugwort's card counts in solo); returns their slots."""
     s = states[0]
@@ -193,14 +180,6 @@ def jail(states, p, *keys):
         s["city_jail"][p, k, cell] = pull(states, key)
 
 
-def set_resources(states, p, twig=0, resin=0, pebble=0, berry=0):
-    states[0]["resources"][p] = (twig, resin, pebble, berry)
-
-
-def resources(states, p):
-    return tuple(int(x) for x in states[0]["resources"][p])
-
-
 def deploy(states, p, code=None, n=None):
     """Put ``n`` (default all) of p's free workers on location code ``code`` (default the
     shared 1-berry space)."""
@@ -209,10 +188,6 @@ def deploy(states, p, code=None, n=None):
     free = [w for w in range(int(s["workers"][p])) if s["wloc"][p, w] == R.W_FREE]
     for w in free[: len(free) if n is None else n]:
         s["wloc"][p, w] = code
-
-
-def city_code(owner, slot):
-    return R.W_CITY + owner * 32 + slot
 
 
 def free_workers(states, p):
@@ -248,10 +223,6 @@ def card_total(states):
         + int(s["tucked"])
         + int(s["revealed_n"])
     )
-
-
-def score(states, p):
-    return int(R.score_of(states[0], p))
 
 
 def event_points(states, p, key):
@@ -291,10 +262,6 @@ def choose_first(states, kind):
         act(states, min(legal(states)))
 
 
-def place_basic(key):
-    return R.A_PLACE_BASIC + D.BASIC_LOCATIONS.index(LOC[key])
-
-
 def place_forest(j):
     return R.A_PLACE_FOREST + j
 
@@ -318,48 +285,20 @@ def place_city(states, p, owner, slot):
     return R.A_PLACE_CITY + rel * R.CITY_SLOTS + slot
 
 
-def play_hand(key):
-    return R.A_PLAY_HAND + CARD[key]
-
-
-def play_meadow(i):
-    return R.A_PLAY_MEADOW + i
-
-
-def pay(method):
-    return R.A_PAY + method
-
-
 def resource(r):
     return R.A_RESOURCE + r
-
-
-def card(key):
-    return R.A_CARD + CARD[key]
-
-
-def meadow(i):
-    return R.A_MEADOW + i
 
 
 def city(slot, rel=0):
     return R.A_CITY + rel * R.CITY_SLOTS + slot
 
 
-def player(rel):
-    return R.A_PLAYER + rel
-
-
 def revealed(i):
     return R.A_REVEALED + i
 
 
-def worker(w):
-    return R.A_WORKER + w
-
-
-def number(n):
-    return R.A_NUMBER + n
+def meadow(i):  # a Meadow position (the name is also a parameter of blank())
+    return R.A_MEADOW + i
 
 
 DONE = R.A_DONE

@@ -1330,7 +1330,8 @@ def _discard_revealed(s, keep_index):
 
 @kernel
 def _produce(s, f, p, t, ctx, k, a):
-    """A green card's effect for p, its conditions read in ``ctx``'s city (Miner Mole)."""
+    """A green card's effect for p (EVD-P5: when played and in spring and autumn), its
+    conditions read in ``ctx``'s city (Miner Mole)."""
     mask = s.pend_mask
     stage = s.fr_stage[f]
     if t == FARM:
