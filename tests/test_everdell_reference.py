@@ -15,8 +15,8 @@ edits a fresh game the same way on both sides (resources, seasons, cities built 
 Rugwort's city, a short deck) to reach full cities, rare cards and events and deck exhaustion.
 
 Kernel discrepancies found and fixed: the Ranger's move and A Wee Run City's worker recall were
-optional in the kernel (both cards make them compulsory). A Brilliant Marketing Plan gives all
-its resources to one opponent in both engines (the action layout has no way to split them).
+optional in the kernel (both cards make them compulsory). A Brilliant Marketing Plan asks, in
+both engines, which opponent receives each resource.
 
 The default run plays 150 fresh games, 60 rich starts and 3 full-city positions; ``-m slow``
 adds 1,200 fresh games and 600 rich starts.

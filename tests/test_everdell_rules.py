@@ -1040,6 +1040,23 @@ def test_event_brilliant_marketing_plan():
     assert score(states, 0) == 6 + 1 + 2  # + Shopkeeper 1 + Post Office 2
 
 
+def test_event_brilliant_marketing_plan_splits_between_opponents():
+    """A Brilliant Marketing Plan gives "to opponents": each resource goes to the opponent its
+    player picks (EVD-W5), here one to each of the two others."""
+    key = "a_brilliant_marketing_plan"
+    others = ("tax_relief", "the_everdell_games", "croak_wart_cure")
+    states = blank(3, specials=[key, *others])
+    build(states, 0, *SPECIAL_NEEDS[key])
+    set_resources(states, 0, twig=1, resin=1)
+    turn_to(states, 0)
+    act(states, place_event(states, key))
+    act(states, resource(TWIG))
+    assert pending(states) == (R.PK_GIVE_TO, 0)
+    act(states, R.A_PLAYER + 1, resource(RESIN), R.A_PLAYER + 2)  # nothing left: it ends
+    assert resources(states, 1) == (1, 0, 0, 0) and resources(states, 2) == (0, 1, 0, 0)
+    assert event_points(states, 0, key) == 4
+
+
 def test_event_wee_run_city():
     """A Wee Run City: take back one deployed worker at once; 4 points."""
     key = "a_wee_run_city"

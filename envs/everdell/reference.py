@@ -998,9 +998,10 @@ class ReferenceGame:
             a = yield from self._ask(p, [A_RESOURCE + r for r in kinds], kind)
             self.players[p].resources[a - A_RESOURCE] += 1
 
-    def _give_resources(self, p, lo, hi, kinds):
+    def _give_resources(self, p, lo, hi, kinds, each=False):
         """Give lo..hi resources of ``kinds`` to one opponent (or the supply if nobody may
-        receive); returns how many were given."""
+        receive); with ``each`` every resource goes to an opponent chosen for it. Returns how
+        many were given."""
         pl = self.players[p]
         given = [0, 0, 0, 0]
         n = 0
@@ -1014,10 +1015,17 @@ class ReferenceGame:
             if a == A_DONE:
                 break
             pl.resources[a - A_RESOURCE] -= 1
-            given[a - A_RESOURCE] += 1
             n += 1
+            if each:
+                receivers = self._receivers(p, cards=False)
+                if receivers:
+                    options = [A_PLAYER + self._rel(p, q) for q in receivers]
+                    b = yield from self._ask(p, options, PK_GIVE_TO)
+                    self.players[self._abs(p, b - A_PLAYER)].resources[a - A_RESOURCE] += 1
+                continue
+            given[a - A_RESOURCE] += 1
         receivers = self._receivers(p, cards=False)
-        if n > 0 and receivers:
+        if not each and n > 0 and receivers:
             a = yield from self._ask(p, [A_PLAYER + self._rel(p, q) for q in receivers], PK_GIVE_TO)
             q = self._abs(p, a - A_PLAYER)
             for r in ALL_RESOURCES:
@@ -1446,7 +1454,7 @@ class ReferenceGame:
         res = pl.resources
         keep = self.event_points_kept
         if e == EV_MARKETING:
-            n = yield from self._give_resources(p, 0, 3, ALL_RESOURCES)
+            n = yield from self._give_resources(p, 0, 3, ALL_RESOURCES, each=True)
             keep[e] = min(6, 2 * n)
         elif e == EV_NEW_MANAGEMENT:
             value = 0

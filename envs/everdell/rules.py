@@ -1877,11 +1877,25 @@ def _run_gain(s, f):
 
 @kernel
 def _run_give_resources(s, f):
-    """Give between fr_a and fr_b resources (kinds in bitmask fr_c) to one opponent; with no
-    opponent able to receive they go to the supply (EVD-E1). ret = count given."""
+    """Give between fr_a and fr_b resources (kinds in bitmask fr_c) to one opponent, or with
+    fr_d = 1 each resource to an opponent of the player's choice (A Brilliant Marketing Plan:
+    "to opponents"); with no opponent able to receive they go to the supply (EVD-E1).
+    ret = count given."""
     p = s.fr_actor[f]
     a = _take_answer(s)
     mask = s.pend_mask
+    if s.fr_stage[f] == 2:  # fr_d = 1: who receives the resource kept in fr_bits
+        bits = _receivers(s, p, False)
+        if bits != 0 and a < 0:
+            mask[:] = 0
+            for q in range(s.num_players):
+                if (bits >> q) & 1:
+                    mask[A_PLAYER + _rel(s, p, q)] = 1
+            return _ask(s, p, PK_GIVE_TO)
+        if a >= 0:
+            s.resources[_abs(s, p, a - A_PLAYER), s.fr_bits[f]] += 1
+        s.fr_stage[f] = 0
+        return GO
     if s.fr_stage[f] == 0:
         if a >= 0:
             if a == A_DONE:
@@ -1889,8 +1903,12 @@ def _run_give_resources(s, f):
                 return GO
             r = a - A_RESOURCE
             s.resources[p, r] -= 1
-            s.fr_cost[f, r] += 1
             s.fr_n[f] += 1
+            if s.fr_d[f] == 1:
+                s.fr_bits[f] = r
+                s.fr_stage[f] = 2
+                return GO
+            s.fr_cost[f, r] += 1
         if s.fr_n[f] < s.fr_b[f]:
             mask[:] = 0
             found = False
@@ -1907,7 +1925,7 @@ def _run_give_resources(s, f):
         return GO
     s.ret = s.fr_n[f]
     bits = _receivers(s, p, False)
-    if s.fr_n[f] > 0 and bits != 0 and a < 0:
+    if s.fr_d[f] == 0 and s.fr_n[f] > 0 and bits != 0 and a < 0:
         mask[:] = 0
         for q in range(s.num_players):
             if (bits >> q) & 1:
@@ -1978,7 +1996,7 @@ def _run_event(s, f):
         if e == EV_MARKETING:  # hand opponents up to 3 resources, 2 points each
             if stage == 0:
                 s.fr_stage[f] = 1
-                _push(s, T_GIVE_RESOURCES, p, 0, 3, 15, 0)
+                _push(s, T_GIVE_RESOURCES, p, 0, 3, 15, 1)  # each to an opponent
                 return GO
             _store_event(s, e, 2 * s.ret)
         else:  # park up to 3 resources: twig/berry 1 point, resin/pebble 2
