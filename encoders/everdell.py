@@ -83,7 +83,7 @@ offset     size   meaning
 6598-6600  3      solo: Rugwort's year one-hot (1, 2, 3)
 6601       1      solo: cards put into play this turn (each makes Rugwort play one, capped 8)
 6602-6630  29     pending decision kind one-hot (``rules.PK_*``; PK_NONE once over)
-6631-6642  12     top task kind one-hot (0 none, ``rules.T_*``)
+6631-6642  12     top task kind one-hot (0 none, ``rules.T_*``; the last entry is spare)
 6643-6690  48     top task's card (T_PLAY, T_CARD) one-hot
 6691-6717  27     top task's location (T_LOCATION) one-hot (location ids)
 6718-6737  20     top task's event (T_EVENT) one-hot
@@ -110,7 +110,7 @@ offset     size   meaning
 6843-6862  20     parent task's event one-hot
 6863       1      a card is being played (the topmost T_PLAY task; rows below are 0 if not)
 6864-6911  48     card being played one-hot
-6912-6917  6      where it comes from: hand, Meadow, free, Inn, forest, occupied-token free
+6912-6917  6      where it comes from: hand, Meadow, free, Inn, forest (the 6th is spare)
 6918-6924  7      payment method chosen (``rules.PAY_*``; none before it is chosen)
 6925       1      play stage (``rules.PS_*``)
 6926-6929  4      cost still to pay: twig, resin, pebble, berry (after a method is chosen)
@@ -135,8 +135,10 @@ NE = R.NE
 NL = R.NL
 SLOTS = R.CITY_SLOTS
 N_PK = R.N_PK
-N_TASK_KINDS = 12  # 0 = none, then T_PLAY..T_RUGWORT
-N_ORIGINS = 6
+# Both one-hots keep one spare entry that stays 0 (a task kind and an origin the kernel no
+# longer has), so the layout documented above does not move.
+N_TASK_KINDS = 12  # 0 = none, then T_PLAY..T_RANGER, then the spare
+N_ORIGINS = 6  # rules.O_HAND..O_FOREST, then the spare
 N_PAY = 7
 N_REVEALED = 8
 N_FOREST_TYPES = R.N_FOREST_TYPES
@@ -406,7 +408,7 @@ def _encode_pending(s, player, out):
         out[PLAY_ORIGIN + np.int64(s.fr_b[g])] = 1.0
         stage = s.fr_stage[g]
         out[PLAY_STAGE] = stage
-        if stage > R.PS_PAY and s.fr_b[g] != R.O_FREE and s.fr_b[g] != R.O_TOKEN_FREE:
+        if stage > R.PS_PAY and s.fr_b[g] != R.O_FREE:
             if s.fr_b[g] == R.O_HAND or s.fr_b[g] == R.O_MEADOW:
                 out[PLAY_METHOD + np.int64(s.fr_c[g])] = 1.0
             if stage < R.PS_SHEPHERD:

@@ -498,7 +498,7 @@ def _begin_role(s):
 def _end_role(s):
     p = s.current_player
     if s.role[p] == MERCHANT and s.took_goods:
-        for i in range(s.board_n[p]):  # extra_good cards: +1 of their good per Merchant action
+        for i in range(s.board_n[p]):  # END-B2: an extra_good card adds its good
             ab, arg = _card_ability(s.board_kind[p, i], s.board_id[p, i])
             if ab == AB_EXTRA_GOOD:
                 s.goods[p, arg] += 1

@@ -241,7 +241,7 @@ W_RUG_POST = 201
 W_LIMBO = 250  # its card left the city: deployed until the next recall
 
 # Origins of a card being played.
-O_HAND, O_MEADOW, O_FREE, O_INN, O_FOREST, O_TOKEN_FREE = range(6)
+O_HAND, O_MEADOW, O_FREE, O_INN, O_FOREST = range(5)
 
 # Task kinds.
 T_PLAY = 1
@@ -254,7 +254,6 @@ T_DISCARD = 7
 T_GAIN = 8
 T_GIVE_RESOURCES = 9
 T_RANGER = 10
-T_RUGWORT = 11
 
 STATE_DTYPE = np.dtype(
     [
@@ -701,7 +700,7 @@ def _pay_methods(s, p, t, out):
         k = _find_type(s, p, CRANE)
         if k >= 0 and _deficit_card(s, p, t, 0) <= 3 and _enters(s, p, t, k):
             out[PAY_CRANE] = 1
-    dungeon, cell = _jail_slot(s, p)
+    _, cell = _jail_slot(s, p)
     if cell >= 0 and _deficit_card(s, p, t, 0) <= 3:
         for k in range(CITY_SLOTS):
             if _jailable(s, p, t, k):

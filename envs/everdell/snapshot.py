@@ -117,7 +117,7 @@ _WHERE = tuple(WORKER_KEYS)
 CARD_KEYS = D.CARD_KEYS
 RESOURCES = D.RESOURCES
 SEASONS = D.SEASONS
-ORIGINS = ("hand", "meadow", "free", "inn", "forest", "token_free")  # O_* order
+ORIGINS = ("hand", "meadow", "free", "inn", "forest")  # O_* order
 PAY_METHODS = (
     "normal",
     "occupied_token",
