@@ -179,7 +179,7 @@ def kernel_step(
     no observation encoding. Shows how much of ``batched_step`` the rules themselves take."""
     spec = envs.get_spec(game)
     seed64 = np.uint64(seed)
-    options = spec.options_code(spec.options)
+    options = spec.options_code(spec.options, num_players)
 
     def make_step(size):
         states = np.zeros(size, dtype=spec.state_dtype)

@@ -57,7 +57,7 @@ class MeepleAECEnv(AECEnv):
             )
         self.spec = spec
         self.options = options
-        self._options_code = spec.options_code({**spec.options, **options})
+        self._options_code = spec.options_code({**spec.options, **options}, num_players)
         self.metadata = dict(self.metadata, name=f"meeple_{spec.name}_v0")
         self.render_mode = render_mode
         self.num_players = num_players
@@ -300,7 +300,7 @@ def module_envs(spec: GameSpec, module: str):
                 spec,
                 num_players=num_players,
                 render_mode=render_mode,
-                **check_options(spec, options),
+                **check_options(spec, options, num_players),
             )
 
     raw_env.__module__ = module

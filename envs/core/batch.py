@@ -54,7 +54,7 @@ class BatchEnv:
         self.batch_size = int(batch_size)
         self.num_players = int(num_players)
         self.options = options
-        self.options_code = spec.options_code({**spec.options, **options})
+        self.options_code = spec.options_code({**spec.options, **options}, self.num_players)
         self.seed = check_seed(seed)
         b, a = self.batch_size, spec.num_actions
         self.states = np.zeros(b, dtype=spec.state_dtype)
@@ -180,7 +180,7 @@ def random_rollout(
     spec: GameSpec, num_games: int, num_players: int, seed, threads=None, options=None
 ) -> dict:
     seed = check_seed(seed)
-    code = spec.options_code({**spec.options, **(options or {})})
+    code = spec.options_code({**spec.options, **(options or {})}, num_players)
     previous = numba.get_num_threads()
     if threads is not None:
         numba.set_num_threads(threads)

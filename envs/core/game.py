@@ -7,7 +7,8 @@ Every game provides one ``GameSpec``. Its state is a NumPy structured dtype; a b
 Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 
 - ``init_game(states, g, num_players, key, options)``: fresh deal from RNG word ``key``
-  (uint64); ``options`` is the int64 that ``encode_options`` packs the game options into.
+  (uint64); ``options`` is the int64 that ``encode_options(options, num_players)`` packs the
+  game options into.
 - ``legal_mask_into(states, g, mask)``: int8 0/1 legal actions of the player to act.
 - ``apply_action(states, g, action)``: apply a legal action.
 - ``rewards_into(record, out)``: terminal rewards (float32, length max_players).
@@ -69,9 +70,9 @@ class GameSpec:
     from_dict: Callable[[dict], np.ndarray]
     # Option name -> default value; ``make(..., **options)`` accepts exactly these.
     options: dict[str, Any] = field(default_factory=dict)
-    # Checks the full option dict and packs it into the int64 the kernels take; raises
-    # OptionError naming a bad value. None: the game has no options (always 0).
-    encode_options: Callable[[dict], int] | None = None
+    # Checks the full option dict for a player count and packs it into the int64 the kernels
+    # take; raises OptionError naming a bad value. None: the game has no options (always 0).
+    encode_options: Callable[[dict, int], int] | None = None
     docs: str = ""
 
     @classmethod
@@ -85,7 +86,7 @@ class GameSpec:
         min_players: int,
         max_players: int,
         options: dict | None = None,
-        encode_options: Callable[[dict], int] | None = None,
+        encode_options: Callable[[dict, int], int] | None = None,
         docs: str = "",
     ) -> GameSpec:
         """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
@@ -122,10 +123,10 @@ class GameSpec:
         if missing:
             raise TypeError(f"{self.name}: state dtype lacks fields {missing}")
 
-    def options_code(self, options: dict) -> np.int64:
+    def options_code(self, options: dict, num_players: int) -> np.int64:
         if self.encode_options is None:
             return np.int64(0)
-        return np.int64(self.encode_options(options))
+        return np.int64(self.encode_options(options, num_players))
 
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)

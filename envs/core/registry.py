@@ -10,6 +10,7 @@ import importlib
 
 from envs.core.errors import OptionError, PlayerCountError, UnknownGameError
 from envs.core.game import GameSpec
+from envs.core.options import is_int, short_repr
 
 # name -> module exposing ``SPEC`` (a GameSpec)
 _REGISTRY: dict[str, str] = {
@@ -39,10 +40,12 @@ def get_spec(name: str) -> GameSpec:
 
 
 def check_num_players(spec: GameSpec, num_players) -> int:
-    if isinstance(num_players, bool) or not isinstance(num_players, int):
+    if not is_int(num_players):
         raise PlayerCountError(
-            f"{spec.name}: num_players must be an int, got {type(num_players).__name__}"
+            f"{spec.name}: num_players must be an int, got {type(num_players).__name__} "
+            f"{short_repr(num_players)}"
         )
+    num_players = int(num_players)
     if num_players not in spec.player_counts():
         raise PlayerCountError(
             f"{spec.name} supports {spec.min_players} to {spec.max_players} players, "
@@ -51,14 +54,14 @@ def check_num_players(spec: GameSpec, num_players) -> int:
     return num_players
 
 
-def check_options(spec: GameSpec, options: dict) -> dict:
+def check_options(spec: GameSpec, options: dict, num_players: int) -> dict:
     unknown = sorted(set(options) - set(spec.options))
     if unknown:
         known = ", ".join(sorted(spec.options)) or "none"
         raise OptionError(f"{spec.name}: unknown option(s) {unknown}; known options: {known}")
     merged = dict(spec.options)
     merged.update(options)
-    spec.options_code(merged)  # validates the values (OptionError names a bad one)
+    spec.options_code(merged, num_players)  # validates the values (OptionError names one)
     return merged
 
 
@@ -71,7 +74,10 @@ def make(name: str, num_players: int | None = None, render_mode: str | None = No
         num_players = spec.min_players
     check_num_players(spec, num_players)
     return make_env(
-        spec, num_players=num_players, render_mode=render_mode, **check_options(spec, options)
+        spec,
+        num_players=num_players,
+        render_mode=render_mode,
+        **check_options(spec, options, num_players),
     )
 
 
@@ -85,4 +91,6 @@ def make_batch(
     if num_players is None:
         num_players = spec.min_players
     check_num_players(spec, num_players)
-    return BatchEnv(spec, batch_size, num_players, seed, **check_options(spec, options))
+    return BatchEnv(
+        spec, batch_size, num_players, seed, **check_options(spec, options, num_players)
+    )

@@ -3,23 +3,29 @@
 from encoders import everdell as encoder
 from envs.core.errors import OptionError
 from envs.core.game import GameSpec
+from envs.core.options import check_choice
 from envs.everdell import rules, snapshot
 
 OPTIONS = {
-    "rugwort_year": 1,  # solo only: Rugwort the Rascal (1), the Rotten (2), the Rapscallion (3)
+    # Solo only: Rugwort the Rascal (1), the Rotten (2), the Rapscallion (3); None means 1.
+    "rugwort_year": None,
     "fool_bonuses": False,  # Historian / Shopkeeper pay for a Fool sent to an opponent
 }
-_CHOICES = {"rugwort_year": (1, 2, 3), "fool_bonuses": (False, True)}
 
 
-def encode_options(options: dict) -> int:
+def encode_options(options: dict, num_players: int) -> int:
     """Validate the options and pack them into the bits ``rules.init_game`` reads."""
-    for name, allowed in _CHOICES.items():
-        value = options[name]
-        if isinstance(value, bool) != isinstance(allowed[0], bool) or value not in allowed:
-            raise OptionError(f"everdell: option {name} must be one of {allowed}, got {value!r}")
-    code = int(options["rugwort_year"]) << rules.OPTION_YEAR_SHIFT
-    if options["fool_bonuses"]:
+    year = options["rugwort_year"]
+    if year is None:
+        year = 1
+    elif num_players != 1:
+        raise OptionError(
+            f"everdell: option rugwort_year is for the solo game (num_players=1), "
+            f"not {num_players} players"
+        )
+    year = check_choice("everdell", "rugwort_year", year, (1, 2, 3))
+    code = year << rules.OPTION_YEAR_SHIFT
+    if check_choice("everdell", "fool_bonuses", options["fool_bonuses"], (False, True)):
         code |= rules.OPTION_FOOL_BONUSES
     return code
 

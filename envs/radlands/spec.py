@@ -1,8 +1,11 @@
 """Radlands' ``GameSpec`` and its options (docs/radlands.md, "Options")."""
 
+import numpy as np
+
 from encoders import radlands as encoder
 from envs.core.errors import OptionError
 from envs.core.game import GameSpec
+from envs.core.options import check_choice
 from envs.radlands import rules, snapshot
 
 OPTIONS = {
@@ -17,21 +20,22 @@ _CHOICES = {
     "vera_vosh": ("first_use_per_turn", "first_use_per_card"),
     "zeto_khan": ("first_event_placed", "first_event_resolved"),
     "first_game_camps": (False, True),
-    "cult_of_chrome": (False,),
+    "cult_of_chrome": (False, True),
 }
 
 
-def encode_options(options: dict) -> int:
+def encode_options(options: dict, num_players: int) -> int:
     """Validate the options and pack them into the bits ``rules.init_game`` reads."""
-    for name, allowed in _CHOICES.items():
-        value = options[name]
-        if isinstance(value, bool) != isinstance(allowed[0], bool) or value not in allowed:
-            if name == "cult_of_chrome":
-                raise OptionError(
-                    "radlands: cult_of_chrome is not available: no public card list of the "
-                    "Cult of Chrome camps could be found (docs/radlands.md)"
-                )
-            raise OptionError(f"radlands: option {name} must be one of {allowed}, got {value!r}")
+    del num_players  # always 2
+    if options["cult_of_chrome"] is True or options["cult_of_chrome"] is np.True_:
+        raise OptionError(
+            "radlands: cult_of_chrome is not available: no public card list of the "
+            "Cult of Chrome camps could be found (docs/radlands.md)"
+        )
+    options = {
+        name: check_choice("radlands", name, options[name], allowed)
+        for name, allowed in _CHOICES.items()
+    }
     code = 0
     if options["raiders_slot"] == 2:
         code |= rules.OPTION_RAIDERS_SLOT_2
