@@ -1,23 +1,174 @@
 """All Numba options live here so every kernel compiles the same way.
 
-fastmath stays off (bit-exact results across machines); ``cache=True`` so a warm start only
-loads machine code; ``error_model="numpy"`` drops Python's zero-division checks from hot loops.
+fastmath stays off (bit-exact results across machines); ``error_model="numpy"`` drops Python's
+zero-division checks from hot loops; ``cache=True`` so a warm start only loads machine code.
+
+The on-disk cache
+-----------------
+Numba's own cache checks only the source file of each function, so a kernel that inlines
+another module (an encoder inlines its game's rules, every game inlines ``envs.core.rng``)
+could run stale machine code after an upgrade or an edit to a rules module or a data table.
+Here every kernel is cached in a directory keyed by what it can inline:
+
+    <root>/<package version>-numba<version>/<group>-<hash of the group's sources and tables>
+
+A group is one game (its ``envs/<game>/`` package with the data tables, its encoder and its
+heuristic, plus ``envs/core``) or ``core`` alone. Editing one game recompiles that game only.
+``<root>`` is ``$MEEPLE_GYM_CACHE_DIR`` if set, else the per-user cache directory
+(``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
+``-boundscheck`` suffix: Numba's index does not tell checked from unchecked code. If nothing is
+writable, kernels compile without a cache and one ``CacheWarning`` says so.
 
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
 """
 
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import tempfile
+import warnings
+from importlib import metadata
+from pathlib import Path
+
 import numba
 
 JIT_OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
 
+CACHE_ENV_VAR = "MEEPLE_GYM_CACHE_DIR"
+# The folder holding envs/, encoders/ and baselines/ (the repo, or site-packages once installed).
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_SOURCE_SUFFIXES = (".py", ".csv", ".json")
+
+
+class CacheWarning(UserWarning):
+    """Kernels compile without an on-disk cache (no writable cache directory)."""
+
+
+def _package_version() -> str:
+    try:
+        return metadata.version("meeple-gym")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def cache_root() -> Path:
+    """Where compiled kernels are kept (``$MEEPLE_GYM_CACHE_DIR`` or the per-user cache)."""
+    override = os.environ.get(CACHE_ENV_VAR)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("meeple-gym", appauthor=False))
+
+
+def kernel_group(module: str) -> str:
+    """The cache group of a module's kernels: ``core`` or a game name."""
+    parts = module.split(".")
+    if parts[0] == "envs" and len(parts) > 2 and parts[1] != "core":
+        return parts[1]
+    if parts[0] == "encoders" and len(parts) > 1:
+        return parts[1]
+    if parts[0] == "baselines" and len(parts) > 1 and parts[1].endswith("_heuristic"):
+        return parts[1][: -len("_heuristic")]
+    return "core"
+
+
+def group_sources(group: str) -> list[Path]:
+    """Every source file and data table the kernels of ``group`` may inline, sorted."""
+    roots = [PACKAGE_ROOT / "envs" / "core"]
+    if group != "core":
+        roots += [
+            PACKAGE_ROOT / "envs" / group,
+            PACKAGE_ROOT / "encoders" / f"{group}.py",
+            PACKAGE_ROOT / "baselines" / f"{group}_heuristic.py",
+        ]
+    files = []
+    for root in roots:
+        if root.is_file():
+            files.append(root)
+        elif root.is_dir():
+            files += [p for p in root.rglob("*") if p.suffix in _SOURCE_SUFFIXES and p.is_file()]
+    return sorted(files)
+
+
+@functools.cache
+def group_key(group: str) -> str:
+    digest = hashlib.sha256()
+    for path in group_sources(group):
+        digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    key = f"{group}-{digest.hexdigest()[:16]}"
+    if numba.config.BOUNDSCHECK:
+        key += "-boundscheck"
+    return key
+
+
+def cache_dir(group: str) -> Path:
+    return cache_root() / f"{_package_version()}-numba{numba.__version__}" / group_key(group)
+
+
+@functools.cache
+def _writable_cache_dir(group: str) -> str | None:
+    path = cache_dir(group)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        _warn_no_cache(f"{path}: {exc.strerror or exc}")
+        return None
+    return str(path)
+
+
+_warned = False
+
+
+def _warn_no_cache(reason: str) -> None:
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    warnings.warn(
+        f"meeple-gym: no writable kernel cache ({reason}); kernels compile on every start. "
+        f"Set {CACHE_ENV_VAR} to a writable directory to keep them.",
+        CacheWarning,
+        stacklevel=4,
+    )
+
+
+@contextlib.contextmanager
+def _numba_cache_dir(path: str):
+    # Numba picks a function's cache locator when the decorator runs, reading CACHE_DIR then.
+    previous = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = path
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = previous
+
+
+def _compile(fn, **extra):
+    if numba.config.DISABLE_JIT:
+        return numba.njit(**JIT_OPTIONS, **extra)(fn)
+    path = _writable_cache_dir(kernel_group(fn.__module__))
+    if path is None:
+        return numba.njit(**{**JIT_OPTIONS, "cache": False}, **extra)(fn)
+    with _numba_cache_dir(path):
+        return numba.njit(**JIT_OPTIONS, **extra)(fn)
+
 
 def kernel(fn):
     """Compile a serial kernel with the project's options."""
-    return numba.njit(**JIT_OPTIONS)(fn)
+    return _compile(fn)
 
 
 def parallel_kernel(fn):
     """Compile a kernel whose outer ``numba.prange`` loop runs across threads."""
-    return numba.njit(parallel=True, **JIT_OPTIONS)(fn)
+    return _compile(fn, parallel=True)
