@@ -21,7 +21,7 @@ offset     size   meaning (inside a column block)
 35         1      camp destroyed
 36         1      camp used this turn (not ready, RAD-R1)
 37         1      camp's first use kept it ready (Vera Vosh, per-card reading)
-38-40      3      the camp's place in its column, one-hot (0 = back; Juggernaut moves it)
+38-40      3      the camp's index in its column, one-hot (people behind it; see 344)
 41-71      31     person slot 0, the back-most person of the column (layout below)
 72-102     31     person slot 1, the person in front of slot 0
 =========  =====  =========================================================================
@@ -37,7 +37,7 @@ offset     size   meaning (inside a side block, after the 3 columns at 0-308)
 309-341    33     event queue slots 1..3, 11 each: event type one-hot (10), Raiders (1)
 342        1      the Water Silo is in this player's hand (RAD-A6)
 343        1      number of cards in hand (the Water Silo not counted)
-344        1      Juggernaut moves made (0-2)
+344        1      Juggernaut's space in its column (0-2: its moves made; 0 = starting spot)
 345        1      people put into play this turn, capped at 2 (Nest of Spies, Transplant Lab)
 346        1      this player's Raiders resolved this turn (Scavenger Camp)
 347        1      this player's High Ground is active: the other side counts as unprotected

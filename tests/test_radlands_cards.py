@@ -267,6 +267,130 @@ def test_juggernaut_destroyed_goes_back_behind_the_people():
     act(states, use(1, 1), target(1, 0, 1))
     assert column(states, 0, 0) == ["juggernaut", "muse"]
     assert states[0]["camp_state"][0, 0] == 2
+    assert int(states[0]["juggernaut_moves"][0]) == 0  # back on its starting spot
+
+
+def juggernaut_on_space(states, space):
+    """Player 0's Juggernaut (column 1) moved ``space`` times, through its own ability."""
+    for k in range(space):
+        states[0]["water"] = 1
+        i = column(states, 0, 0).index("juggernaut")
+        act(states, use(0, i))
+        if k + 1 < space:
+            next_own_turn(states)
+    states[0]["water"] = 3
+
+
+def test_juggernaut_moves_one_space_even_in_an_empty_column():
+    """Subtleties §15 / camps.json faq: Juggernaut occupies a space of its column; a move in
+    an empty column still takes it forward, which changes where people may be placed."""
+    states = position(camps0=camps("juggernaut"), water=1)
+    give(states, 0, "muse")
+    assert {p for p in places_for(states, "muse") if p[0] == 0} == {(0, 1)}
+    juggernaut_on_space(states, 1)
+    assert int(states[0]["juggernaut_moves"][0]) == 1
+    # space 1: a newcomer may stand behind it (index 0) or in front of it (index 1)
+    assert {p for p in places_for(states, "muse") if p[0] == 0} == {(0, 0), (0, 1)}
+    next_own_turn(states)
+    juggernaut_on_space(states, 1)
+    # space 2, the front: nobody can stand in front of it any more
+    assert {p for p in places_for(states, "muse") if p[0] == 0} == {(0, 0)}
+    act(states, play("muse"), place(0, 0))
+    assert column(states, 0, 0) == ["muse", "juggernaut"]
+    give(states, 0, "scout")
+    states[0]["water"] = 3
+    act(states, play("scout"))
+    assert {p for p in places(states) if p[0] == 0} == {(0, 0), (0, 1)}
+    act(states, place(0, 1))
+    assert column(states, 0, 0) == ["muse", "scout", "juggernaut"]
+
+
+def places_for(states, key):
+    """The PLACE options for playing ``key`` now, without playing it."""
+    probe = states.copy()
+    act(probe, play(key))
+    return places(probe)
+
+
+def test_juggernaut_placing_behind_a_moved_juggernaut_keeps_it_in_its_space():
+    """Subtleties §15: after its first move a new person may go behind it; Juggernaut stays
+    on its space (it is not pushed back to the front) and shields that person."""
+    states = position(camps0=camps("juggernaut"), water=1)
+    juggernaut_on_space(states, 1)
+    give(states, 0, "muse")
+    act(states, play("muse"), place(0, 0))
+    assert column(states, 0, 0) == ["muse", "juggernaut"]
+    assert int(states[0]["juggernaut_moves"][0]) == 1
+    # the person behind it is shielded: a plain damage reaches only the Juggernaut
+    opponent_turn(states)
+    states[0]["water"] = 2
+    put(states, 1, 1, "looter")
+    act(states, use(1, 1))
+    assert (1, 0, 0) not in targets(states) and (1, 0, 1) in targets(states)
+
+
+def test_juggernaut_newcomer_on_either_side_may_shove_a_person_past_it():
+    """Subtleties §15: once moved, new people may be placed on either side of it, and taking
+    the only spot on one side shoves the person there past it."""
+    for start, spot, expected in (
+        (["scout", "juggernaut"], 0, ["muse", "juggernaut", "scout"]),  # scout shoved forward
+        (["scout", "juggernaut"], 2, ["scout", "juggernaut", "muse"]),
+        (["juggernaut", "scout"], 0, ["muse", "juggernaut", "scout"]),
+        (["juggernaut", "scout"], 2, ["scout", "juggernaut", "muse"]),  # scout shoved back
+    ):
+        states = position(camps0=camps("juggernaut"), water=1)
+        juggernaut_on_space(states, 1)
+        put(states, 0, 0, "scout", index=start.index("scout"))
+        assert column(states, 0, 0) == start
+        give(states, 0, "muse")
+        act(states, play("muse"))
+        assert {p for p in places(states) if p[0] == 0} == {(0, 0), (0, 2)}
+        act(states, place(0, spot))
+        assert column(states, 0, 0) == expected
+
+
+def test_juggernaut_person_left_in_front_does_not_slide_past_it():
+    """docs board model: a person in front of a moved Juggernaut stays in front when the one
+    behind it leaves (only a move or a newcomer takes people past it)."""
+    states = position(camps0=camps("juggernaut"), water=1)
+    put(states, 0, 0, "rescue_team")
+    scout = put(states, 0, 0, "scout")
+    juggernaut_on_space(states, 1)
+    assert column(states, 0, 0) == ["rescue_team", "juggernaut", "scout"]
+    next_own_turn(states)
+    act(states, use(0, 0), target(0, 0, 0))  # Rescue Team returns itself to hand
+    assert column(states, 0, 0) == ["juggernaut", "scout"] and find(states, scout) == (0, 0, 1)
+    # the Juggernaut is still on space 1: a newcomer may take the spot behind it
+    give(states, 0, "muse")
+    act(states, play("muse"))
+    assert {p for p in places(states) if p[0] == 0} == {(0, 0), (0, 2)}
+
+
+def test_juggernaut_count_restarts_when_it_is_destroyed():
+    """Subtleties §15: destroyed, it goes back to its starting spot and its count to zero;
+    rebuilt by Construction Yard after two moves, its next use is a first move, not the third
+    (which would make the opponent destroy a camp)."""
+    states = position(camps0=camps("juggernaut", "construction_yard"), water=1)
+    juggernaut_on_space(states, 2)
+    assert int(states[0]["juggernaut_moves"][0]) == 2
+    states[0]["camp_state"][0, 0] = 1
+    opponent_turn(states)
+    states[0]["water"] = 2
+    put(states, 1, 1, "looter")
+    act(states, use(1, 1), target(1, 0, 0))
+    assert states[0]["camp_state"][0, 0] == 2
+    assert int(states[0]["juggernaut_moves"][0]) == 0
+    end_turn(states)  # player 0's turn
+    states[0]["water"] = 3
+    act(states, use(1, 0), target(0, 0, 0))  # Construction Yard rebuilds the Juggernaut
+    assert states[0]["camp_state"][0, 0] == 0
+    next_own_turn(states)
+    states[0]["water"] = 1
+    camps_before = states[0]["camp_state"][1].copy()
+    act(states, use(0, 0))
+    assert deciding(states) == (R.PHASE_ACTIONS, 0)  # no camp for the opponent to destroy
+    assert (states[0]["camp_state"][1] == camps_before).all()
+    assert int(states[0]["juggernaut_moves"][0]) == 1
 
 
 def test_labor_camp_sacrifices_then_restores_another_card():

@@ -453,6 +453,21 @@ def test_camp_place_follows_the_column_order():
     assert obs[person_block(0, 0, 1) + enc.PB_PRESENT] == 0
 
 
+def test_juggernaut_space_is_shown_even_in_an_empty_column():
+    # docs/radlands.md board model (subtleties §15): Juggernaut stands on space 0..2 of its
+    # column; in an empty column the order alone cannot tell the spaces apart.
+    states = new_game(seed=3, options=OPTION_FIRST_GAME_CAMPS)
+    states[0]["camp"][0, 0] = CAMP_ID["juggernaut"]
+    seen = []
+    for space in range(3):
+        states[0]["juggernaut_moves"][0] = space
+        own, opp = observe(states, 0), observe(states, 1)
+        assert own[enc.S_JUGGERNAUT] == space
+        assert opp[enc.SIDE_BLOCK + enc.S_JUGGERNAUT] == space
+        seen.append(own.tobytes())
+    assert len(set(seen)) == 3
+
+
 # ---- batch and bounds ------------------------------------------------------------------------
 
 

@@ -50,6 +50,7 @@ def kernel_projection(record) -> dict:
                     "hand": {},
                     "silo": False,
                     "queue": [None, None, None],
+                    "juggernaut_moves": 0,
                 }
             )
             continue
@@ -92,6 +93,7 @@ def kernel_projection(record) -> dict:
                 "hand": {t: int(n) for t, n in enumerate(record["hand"][p]) if n},
                 "silo": bool(record["silo_in_hand"][p]),
                 "queue": queue,
+                "juggernaut_moves": int(record["juggernaut_moves"][p]),
             }
         )
     lifted = None

@@ -940,6 +940,73 @@ def test_draft_and_placement_names():
     }
 
 
+JUGGERNAUT = D.CAMP_ID["juggernaut"]
+
+
+def _juggernaut_on_space_1():
+    """Player 0 kept Juggernaut for column 1 and used it once in an empty column (it is on
+    space 1 of 3, subtleties §15); then a Sniper stands in front of it. Player 0 to act."""
+    seed = next(k for k in range(500) if JUGGERNAUT in _new_game(k)[0]["offer"][0])
+    states = _new_game(seed)
+    s = states[0]
+    R.apply_action(states, 0, R.A_KEEP + [int(x) for x in s["offer"][0]].index(JUGGERNAUT))
+    while s["phase"] == R.PHASE_DRAFT:
+        R.apply_action(states, 0, int(_legal(states)[0]))
+    if s["turn_player"] != 0:
+        R.apply_action(states, 0, R.A_END_TURN)
+    s["water"] = 3
+    R.apply_action(states, 0, R.A_USE)  # column 1, index 0, ability 1
+    assert s["juggernaut_moves"][0] == 1 and s["phase"] == R.PHASE_ACTIONS
+    _put_person(s, 0, 0, SNIPER)
+    return states
+
+
+def test_juggernaut_space_round_trips_and_placements_name_the_shove():
+    states = _juggernaut_on_space_1()
+    snap, restored = _json_round_trip(states)
+    assert restored.tobytes() == states.tobytes()
+    assert snap["players"][0]["juggernaut_moves"] == 1
+    assert "Juggernaut on space 2 of 3" in render(states, 0)
+    s = states[0]
+    for t in range(D.N_PERSON_TYPES):  # no other person in hand: only the Assassin is played
+        for _ in range(int(s["hand"][0, t])):
+            s["deck"][s["deck_n"]] = t
+            s["deck_n"] += 1
+        s["hand"][0, t] = 0
+    s["hand"][0, ASSASSIN] += 1
+    _take_from_deck(s, ASSASSIN)
+    R.apply_action(states, 0, R.A_PLAY_PERSON + ASSASSIN)
+    names = {int(a): action_to_string(states, 0, int(a)) for a in _legal(states)}
+    # either side of the moved Juggernaut; taking the front shoves the Sniper behind it
+    assert names[R.A_PLACE + 0] == "place Assassin in col 1 behind Juggernaut"
+    assert names[R.A_PLACE + 2] == ("place Assassin in col 1 front, shoving Sniper past Juggernaut")
+    assert R.A_PLACE + 1 not in names
+
+
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        (_set("players", 0, "juggernaut_moves", 2), ["columns[0]", "space 3 of 3", "1 in front"]),
+        (_set("players", 0, "juggernaut_moves", 0), []),  # space 0 with a person in front: fine
+        (
+            _set("players", 0, "columns", 0, 0, "state", "destroyed"),
+            ["juggernaut_moves", "destroyed Juggernaut", "starting spot"],
+        ),
+    ],
+)
+def test_juggernaut_space_must_fit_the_people_around_it(mutate, words):
+    # docs board model: a camp on space j has at most j people behind it, 2 - j in front
+    snap = to_dict(_juggernaut_on_space_1(), 0)
+    mutate(snap)
+    if not words:
+        from_dict(snap)
+        return
+    with pytest.raises(SnapshotError) as info:
+        from_dict(snap)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
 @pytest.mark.parametrize("action", [-1, R.NUM_ACTIONS, 10**6])
 def test_action_to_string_rejects_out_of_range(action):
     with pytest.raises(ActionError, match="out of range"):

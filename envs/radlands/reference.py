@@ -13,8 +13,6 @@ effect a straight-line function that reads like the rule it implements.
 Where docs/radlands.md is silent or loose, these readings were settled (they match the kernel):
 
 - the turn player stays 0 during the draft;
-- a destroyed Juggernaut drops back behind its people (subtleties §15), although the doc says a
-  destroyed camp keeps its place;
 - "all people on both sides" hits player 0's people first, each side's columns in order;
 - Mimic, Adrenaline Lab and Parachute Base borrow printed abilities only (not Argo's grant) and
   never a "?"-cost one, so Parachute Base never offers Mimic;
@@ -277,6 +275,7 @@ class ReferenceGame:
                         "hand": {},
                         "silo": False,
                         "queue": [None, None, None],
+                        "juggernaut_moves": 0,
                     }
                 )
                 continue
@@ -287,6 +286,7 @@ class ReferenceGame:
                     "hand": {t: n for t, n in enumerate(pl.hand) if n},
                     "silo": pl.silo_in_hand,
                     "queue": list(pl.queue),
+                    "juggernaut_moves": pl.juggernaut_moves,
                 }
             )
         over = self._pending is None
@@ -442,18 +442,43 @@ class ReferenceGame:
     def _people_in(self, p, c):
         return sum(1 for card in self.players[p].columns[c] if not card.is_camp)
 
+    def _camp_space(self, p, c):
+        """Spaces of a column: 0 (the camp's starting spot), 1, 2. Only Juggernaut leaves
+        space 0, one space per move (subtleties §15)."""
+        pl = self.players[p]
+        return pl.juggernaut_moves if pl.camps[c] == JUGGERNAUT else 0
+
+    def _arrangements(self, p, c, n_people):
+        """(people behind the camp, people in front) pairs a column may show with
+        ``n_people`` people: the camp on space j leaves j spaces behind it, 2 - j in front."""
+        j = self._camp_space(p, c)
+        return [(k, n_people - k) for k in range(n_people + 1) if k <= j and n_people - k <= 2 - j]
+
+    def _spots(self, p, c):
+        """Final indexes a newcomer may take in column c (docs: board model)."""
+        if self._people_in(p, c) >= 2:
+            return []
+        spots = set()
+        for behind, _ in self._arrangements(p, c, self._people_in(p, c) + 1):
+            # the camp sits at index ``behind``; the newcomer takes any other index
+            spots.update(i for i in range(self._people_in(p, c) + 2) if i != behind)
+        return sorted(spots)
+
     def _placements(self, p, columns=(0, 1, 2)):
         """(column, index) pairs where a person may be put (docs: board model)."""
-        out = []
-        for c in columns:
-            col = self.players[p].columns[c]
-            if self._people_in(p, c) >= 2:
-                continue
-            for i in range(len(col) + 1):
-                if i == 0 and col[0].is_camp:
-                    continue
-                out.append((c, i))
-        return out
+        return [(c, i) for c in columns for i in self._spots(p, c)]
+
+    def _insert(self, p, c, i, card):
+        """Put ``card`` at final index i of column c: the people already there keep their
+        order and the camp its space (a person may be shoved past a moved Juggernaut)."""
+        col = self.players[p].columns[c]
+        camp = next(x for x in col if x.is_camp)
+        people = [x for x in col if not x.is_camp]
+        behind = [k for k, _ in self._arrangements(p, c, len(people) + 1) if k != i][0]
+        order = iter(people)
+        col[:] = [
+            card if k == i else camp if k == behind else next(order) for k in range(len(people) + 2)
+        ]
 
     def _play_cost(self, p, ptype, c):
         pl = self.players[p]
@@ -549,7 +574,9 @@ class ReferenceGame:
             pl = self.players[p]
             pl.camp_state[card.column] = 2  # RAD-I1: it stays in its column
             if pl.camps[card.column] == JUGGERNAUT:
-                # Subtleties §15: a destroyed Juggernaut drops back behind its people.
+                # Subtleties §15: a destroyed Juggernaut goes back to its starting spot, behind
+                # its people, and counts its moves from zero again.
+                pl.juggernaut_moves = 0
                 column = pl.columns[card.column]
                 column.remove(card)
                 column.insert(0, card)
@@ -582,7 +609,7 @@ class ReferenceGame:
     def _enter(self, p, c, i, ptype, punk=False):
         """A person enters play at (c, i); its entry trait fires (subtleties §7)."""
         card = Card(is_camp=False, ptype=ptype, punk=punk)
-        self.players[p].columns[c].insert(i, card)
+        self._insert(p, c, i, card)
         self.entered[p] += 1
         karli = self._trait_person(p, KARLI)
         card.not_ready = not (karli or (ptype == RESCUE_TEAM and not punk))
@@ -1217,7 +1244,7 @@ class ReferenceGame:
             self.lifted = card
             spot = yield from self._ask_place(owner, self._placements(owner))
             self.lifted = None
-            self.players[owner].columns[spot[0]].insert(spot[1], card)
+            self._insert(owner, spot[0], spot[1], card)
 
     # -- camps with their own machinery
 
@@ -1248,6 +1275,7 @@ class ReferenceGame:
             card = yield from self._ask_card(enemy, camps)
             self._destroy(card)
             return
+        # One space forward even in an empty column; whoever it passes drops behind it.
         pl.juggernaut_moves += 1
         if i + 1 < len(col):
             col[i], col[i + 1] = col[i + 1], col[i]

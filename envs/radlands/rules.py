@@ -350,13 +350,81 @@ def _open_slot(s, p, c, i):
 
 
 @kernel
+def _move_entity(s, p, c, a, b):
+    """Move the entity at index a to index b of its column; the others keep their order."""
+    kind = s.ent_kind[p, c, a]
+    t = s.ent_type[p, c, a]
+    uid = s.ent_uid[p, c, a]
+    damaged = s.ent_damaged[p, c, a]
+    punk = s.ent_punk[p, c, a]
+    not_ready = s.ent_not_ready[p, c, a]
+    used_once = s.ent_used_once[p, c, a]
+    _remove_entity(s, p, c, a)
+    _open_slot(s, p, c, b)
+    s.ent_kind[p, c, b] = kind
+    s.ent_type[p, c, b] = t
+    s.ent_uid[p, c, b] = uid
+    s.ent_damaged[p, c, b] = damaged
+    s.ent_punk[p, c, b] = punk
+    s.ent_not_ready[p, c, b] = not_ready
+    s.ent_used_once[p, c, b] = used_once
+
+
+@kernel
+def _camp_space(s, p, c):
+    """The space of column c's camp: 0 (its starting spot) for every camp but a Juggernaut,
+    which stands on space 0, 1 or 2, one per move made (subtleties §15; docs: board model)."""
+    if s.camp[p, c] == C_JUGGERNAUT:
+        return s.juggernaut_moves[p]
+    return 0
+
+
+@kernel
+def _camp_index_after(n_after, space, i):
+    """Where the camp stands once a person enters at index i of a column that then holds
+    ``n_after`` people, the camp being on ``space``; -1 when i is no legal spot.
+
+    A camp on space j has at most j people behind it and at most 2 - j in front, so the
+    people behind it number between n + j - 2 and j (docs: board model)."""
+    if i > n_after:
+        return -1
+    lo = max(0, n_after + space - 2)
+    hi = min(space, n_after)
+    for b in range(lo, hi + 1):
+        if b != i:
+            return b
+    return -1
+
+
+@kernel
 def _can_place_at(s, p, c, i):
-    """RAD-A1/A2: column c has room and index i is a legal insertion point."""
-    n = s.col_len[p, c]
-    if n >= DEPTH or i > n:
+    """RAD-A1/A2: column c has room and index i is a legal final spot for a newcomer."""
+    n = s.col_len[p, c] - 1  # people now
+    if n >= DEPTH - 1:
         return False
-    # nobody stands behind a camp that is at the back of its column
-    return not (i == 0 and s.ent_kind[p, c, 0] == CAMP)
+    return _camp_index_after(n + 1, _camp_space(s, p, c), i) >= 0
+
+
+@kernel
+def _open_place(s, p, c, i):
+    """Free index i of column c for a newcomer, which ends up exactly there: the people keep
+    their order and the camp keeps its space, so a person may be shoved past a moved
+    Juggernaut (subtleties §15). The caller fills every field of index i."""
+    n = s.col_len[p, c] - 1
+    b = _camp_index_after(n + 1, _camp_space(s, p, c), i)
+    a = _camp_index(s, p, c)
+    uid = s.ent_uid[p, c, a]
+    used_once = s.ent_used_once[p, c, a]
+    _remove_entity(s, p, c, a)
+    _open_slot(s, p, c, i if b > i else i - 1)
+    _open_slot(s, p, c, b)
+    s.ent_kind[p, c, b] = CAMP
+    s.ent_type[p, c, b] = -1
+    s.ent_uid[p, c, b] = uid
+    s.ent_damaged[p, c, b] = 0
+    s.ent_punk[p, c, b] = 0
+    s.ent_not_ready[p, c, b] = 0
+    s.ent_used_once[p, c, b] = used_once
 
 
 @kernel
@@ -455,18 +523,12 @@ def _destroy_at(s, p, c, i):
     """RAD-I1: a person goes to the discard, a punk back on top of the deck, a camp flips."""
     if s.ent_kind[p, c, i] == CAMP:
         s.camp_state[p, c] = 2
-        if s.camp[p, c] == C_JUGGERNAUT and i > 0:
-            # a destroyed Juggernaut goes back behind the people of its column
-            uid = s.ent_uid[p, c, i]
-            _remove_entity(s, p, c, i)
-            _open_slot(s, p, c, 0)
-            s.ent_kind[p, c, 0] = CAMP
-            s.ent_type[p, c, 0] = -1
-            s.ent_uid[p, c, 0] = uid
-            s.ent_damaged[p, c, 0] = 0
-            s.ent_punk[p, c, 0] = 0
-            s.ent_not_ready[p, c, 0] = 0
-            s.ent_used_once[p, c, 0] = 0
+        if s.camp[p, c] == C_JUGGERNAUT:
+            # subtleties §15: a destroyed Juggernaut goes back to its starting spot, behind
+            # the people of its column, and its moves count from zero again
+            s.juggernaut_moves[p] = 0
+            if i > 0:
+                _move_entity(s, p, c, i, 0)
         _check_camps(s)
         return
     t = s.ent_type[p, c, i]
@@ -612,7 +674,7 @@ def _push_internal(s, op, arg, owner, src):
 @kernel
 def _enter_person(s, p, c, i, t, punk):
     """Put a person into play at (p, c, i) and fire its entry trait (RAD-A1, RAD-A2)."""
-    _open_slot(s, p, c, i)
+    _open_place(s, p, c, i)
     uid = _new_uid(s)
     s.ent_kind[p, c, i] = PERSON
     s.ent_type[p, c, i] = t
@@ -1062,7 +1124,7 @@ def _lift(s, p, c, i):
 
 @kernel
 def _drop(s, p, c, i):
-    _open_slot(s, p, c, i)
+    _open_place(s, p, c, i)
     s.ent_kind[p, c, i] = PERSON
     s.ent_type[p, c, i] = s.lift_type
     s.ent_uid[p, c, i] = s.lift_uid
@@ -1405,18 +1467,18 @@ def _exec(s, d, action):
                 return DONE
             c, i = (here % 9) // 3, here % 3
             if s.juggernaut_moves[owner] < 2:
+                # one space forward, even in an empty column; a person it passes drops behind
+                # it (subtleties §15)
                 s.juggernaut_moves[owner] += 1
-                if i < s.col_len[owner, c] - 1:  # people in the way drop behind it
-                    _lift(s, owner, c, i + 1)
-                    _drop(s, owner, c, i)
+                if i < s.col_len[owner, c] - 1:
+                    _move_entity(s, owner, c, i, i + 1)
                 _next(s, d)
                 return DONE
-            # third move: back to its spot, and the opponent destroys one of their camps
+            # third move: back to its starting spot, and the opponent destroys one of their
+            # camps
             s.juggernaut_moves[owner] = 0
-            while i > 0:
-                _lift(s, owner, c, i - 1)
-                _drop(s, owner, c, i)
-                i -= 1
+            if i > 0:
+                _move_entity(s, owner, c, i, 0)
             s.fr_stage[d] = 1
             if _fill_targets(s, 1 - owner, T_OWN_CAMP, 0, s.pend_mask) == 0:
                 _next(s, d)

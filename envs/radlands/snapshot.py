@@ -777,8 +777,16 @@ def _read_players(snap: dict, s):
             _read_column(s, p, c, cols[c], f"{path}.columns[{c}]", draft_over, uids)
         moves = _int(player["juggernaut_moves"], f"{path}.juggernaut_moves", 0, 2, "moves")
         s["juggernaut_moves"][p] = moves
-        if moves and D.CAMP_ID["juggernaut"] not in [int(x) for x in s["camp"][p]]:
+        camps = [int(x) for x in s["camp"][p]]
+        if moves and D.CAMP_ID["juggernaut"] not in camps:
             _fail(f"{path}.juggernaut_moves", f"player {p} has no Juggernaut")
+        if moves and s["camp_state"][p, camps.index(D.CAMP_ID["juggernaut"])] == 2:
+            _fail(
+                f"{path}.juggernaut_moves",
+                "a destroyed Juggernaut is back on its starting spot, no moves (subtleties §15)",
+            )
+        for c in range(COLS if draft_over else 0):
+            _check_camp_place(s, p, c, f"{path}.columns[{c}]")
         hand = player["hand"]
         if not isinstance(hand, dict):
             _fail(f"{path}.hand", f"expected an object, got {type(hand).__name__}")
@@ -840,11 +848,48 @@ def _read_camp(s, p: int, c: int, i: int, raw, path: str):
     s["camp_state"][p, c] = CAMP_STATES.index(state)
     s["camp_used"][p, c] = _bool(entity["used"], f"{path}.used")
     if i > 0 and (camp != D.CAMP_ID["juggernaut"] or state == "destroyed"):
-        # only an undestroyed Juggernaut moves forward; a destroyed one drops back
+        # only an undestroyed Juggernaut moves forward; a destroyed one goes back
         _fail(path, f"{entity['camp']!r} must stand at the back of its column")
     s["ent_kind"][p, c, i] = CAMP
     s["ent_uid"][p, c, i] = p * COLS + c + 1  # camps keep the uid the draft gave them
     s["ent_used_once"][p, c, i] = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
+
+
+def camp_space(s, p: int, c: int) -> int:
+    """The space of column c's camp: Juggernaut's moves made, 0 for any other camp."""
+    return int(s["juggernaut_moves"][p]) if s["camp"][p, c] == D.CAMP_ID["juggernaut"] else 0
+
+
+def _camp_index(s, p: int, c: int) -> int:
+    kinds = [int(k) for k in s["ent_kind"][p, c, : int(s["col_len"][p, c])]]
+    return kinds.index(CAMP)
+
+
+def _camp_index_after_place(s, p: int, c: int, i: int) -> int:
+    """Where the camp stands once a newcomer takes final index i of column c (docs: board
+    model), or -1 when i is no legal spot there."""
+    people = int(s["col_len"][p, c]) - 1
+    if people < 0 or people >= DEPTH - 1 or i > people + 1:
+        return -1
+    space = camp_space(s, p, c)
+    for behind in range(max(0, people + 1 + space - 2), min(space, people + 1) + 1):
+        if behind != i:
+            return behind
+    return -1
+
+
+def _check_camp_place(s, p: int, c: int, path: str):
+    # docs "board model": a camp on space j has at most j people behind it and at most
+    # 2 - j in front (subtleties §15)
+    people = int(s["col_len"][p, c]) - 1
+    space = camp_space(s, p, c)
+    behind = _camp_index(s, p, c)
+    if not max(0, people + space - 2) <= behind <= min(space, people):
+        _fail(
+            path,
+            f"the camp stands on space {space + 1} of 3, so it cannot have {behind} people "
+            f"behind it and {people - behind} in front",
+        )
 
 
 def _vera_flag(s, value, path: str) -> bool:
@@ -1217,8 +1262,7 @@ def _check_pending(s):
                 raise SnapshotError(f"{where} points at an empty place")
         elif A_PLACE <= a < A_CHOOSE:
             c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
-            n = int(s["col_len"][me, c])
-            if n >= DEPTH or i > n or (i == 0 and n and s["ent_kind"][me, c, 0] == CAMP):
+            if _camp_index_after_place(s, me, c, i) < 0:
                 raise SnapshotError(f"{where} is not a legal place (RAD-A1, RAD-A2)")
         elif A_CHOOSE <= a < A_SELECT_HAND:
             revealing = op in (_OP["MILL_JUNK"], _OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"])
@@ -1383,11 +1427,26 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     if a < A_CHOOSE:
         c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
         what = _placing_text(s, op, d)
+        behind = _camp_index_after_place(s, me, c, i)
         n = int(s["col_len"][me, c])
-        if i >= n:
-            return f"place {what} in col {c + 1} front"
-        # with room left a column holds its camp and at most one person: names differ
-        return f"place {what} in col {c + 1} behind {_short_name(s, me, c, i)}"
+        if behind < 0:
+            return f"place {what} in col {c + 1} pos {i + 1} (not a legal spot)"
+        # the column afterwards: the people keep their order, the camp its space
+        old = [k for k in range(n) if s["ent_kind"][me, c, k] != CAMP]
+        camp = _camp_index(s, me, c)
+        after = []
+        for k in range(n + 1):
+            after.append(None if k == i else camp if k == behind else old.pop(0))
+        if i == n:
+            text = f"place {what} in col {c + 1} front"
+        else:
+            text = f"place {what} in col {c + 1} behind {_short_name(s, me, c, after[i + 1])}"
+        for k in range(n + 1):
+            e = after[k]
+            if e is not None and e != camp and (e < camp) != (k < behind):
+                # a person shoved past a moved Juggernaut (subtleties §15)
+                text += f", shoving {_short_name(s, me, c, e)} past {_short_name(s, me, c, camp)}"
+        return text
     if a < A_SELECT_HAND:
         return _choose_text(s, a - A_CHOOSE, op, d)
     if a < A_SELECT_COLUMN:
@@ -1512,7 +1571,8 @@ def render(states: np.ndarray, g: int) -> str:
             lines.append(f"    col {c + 1} (back to front): {' - '.join(cells)}")
         flags = []
         if s["juggernaut_moves"][p]:
-            flags.append(f"Juggernaut moved {int(s['juggernaut_moves'][p])}x")
+            moves = int(s["juggernaut_moves"][p])
+            flags.append(f"Juggernaut on space {moves + 1} of 3 (moved {moves}x)")
         if s["high_ground"][p]:
             flags.append("High Ground this turn")
         if s["entered_this_turn"][p]:
