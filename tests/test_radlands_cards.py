@@ -44,6 +44,8 @@ from test_radlands_rules import (
     use,
 )
 
+from envs.radlands import data as D
+
 
 def camps(*names):
     """Player 0's camps, padded with plain ones (Garage, then Supply Depot, then Railgun)."""
@@ -109,6 +111,59 @@ def test_arcade_gains_a_punk_only_with_at_most_one_person():
     assert column(states, 0, 2) == ["supply_depot", "punk"]
     next_own_turn(states)
     assert use(0, 0) not in legal(states)  # two people now (the punk counts)
+
+
+def _punk_on_full_board(how):
+    """Player 0 with all six places full reaches a GAIN_PUNK step through ``how``."""
+    states = position(camps0=camps("cache") if how == "cache" else camps("garage"), water=3)
+    fill_board(states, 0)
+    if how == "junk icon":
+        give(states, 0, "karli_blaze")  # junks for a punk
+        act(states, junk("karli_blaze"))
+    elif how == "uprising":
+        set_queue(states, 0, ["uprising", None, None])
+        next_own_turn(states)  # it resolves in player 0's events phase (RAD-T1)
+    elif how in ("argo_yesky", "vanguard"):
+        give(states, 0, how)  # enters play, then gains a punk
+        act(states, play(how), target(0, 2, 1), place(2, 2))
+    elif how == "rabble_rouser":
+        s = states[0]
+        s["ent_type"][0, 2, 2] = D.DECK_TYPE_ID["rabble_rouser"]  # in place of the Assassin
+        s["deck"][list(s["deck"][: s["deck_n"]]).index(D.DECK_TYPE_ID["rabble_rouser"])] = (
+            D.DECK_TYPE_ID["assassin"]
+        )
+        act(states, use(2, 2))
+    elif how == "cache":
+        act(states, use(0, 0), choose(2))  # Cache: damage itself, then gain a punk
+    return states
+
+
+@pytest.mark.parametrize(
+    "how", ["junk icon", "uprising", "argo_yesky", "vanguard", "rabble_rouser", "cache"]
+)
+def test_gaining_a_punk_on_a_full_board_is_declined_before_the_sacrifice_only(how):
+    """RAD-A2, RAD-G2, RAD-I6: with six people a punk is declined (SKIP) before one of yours
+    is destroyed to make room; once a person is destroyed the punk must be placed, or the
+    decline would be a free self-destroy."""
+    states = _punk_on_full_board(how)
+    assert deciding(states) == (R.PHASE_DECISION, 0)
+    own_people = {(0, c, i) for c in range(3) for i in (1, 2)}
+    assert targets(states) == own_people and R.A_SKIP in legal(states)
+    declined = states.copy()
+    act(declined, R.A_SKIP)
+    assert sum(len(column(declined, 0, c)) for c in range(3)) == 9  # nobody destroyed
+    act(states, target(0, 1, 1))
+    assert R.A_SKIP not in legal(states) and places(states) == {(1, 1), (1, 2)}
+    act(states, place(1, 2))
+    assert column(states, 0, 1)[1:] == ["pyromaniac", "punk"]
+
+
+def test_arcade_never_meets_a_full_board():
+    """Arcade gains a punk only with 0 or 1 people: with six it is not usable, so its punk
+    never needs room (RAD-A2)."""
+    states = position(camps0=camps("arcade"), water=3)
+    fill_board(states, 0)
+    assert use(0, 0) not in legal(states)
 
 
 def test_atomic_garden_restores_a_person_who_is_ready_at_once():

@@ -1076,12 +1076,14 @@ class ReferenceGame:
         yield from ()
 
     def _op_gain_punk(self, arg, owner, decider, src, ctx):
-        # RAD-I6, optional; with 6 people one may be destroyed first (RAD-A2).
+        # RAD-I6, optional; with 6 people one may be destroyed first (RAD-A2). The punk is
+        # declined before that sacrifice, never after it (RAD-G2: no free self-destroy).
+        made = None
         if self._board_full(owner):
             made = yield from self._make_room(owner, None, 0, optional=True)
             if made is None:
                 return
-        spot = yield from self._ask_place(owner, self._placements(owner), optional=True)
+        spot = yield from self._ask_place(owner, self._placements(owner), optional=made is None)
         if spot is None:
             return
         card = self._take_top()

@@ -1304,7 +1304,9 @@ def _exec(s, d, action):
         return DONE
 
     if op == OP_GAIN_PUNK or op == I_PLAY:
-        # stage 0: make room (RAD-A2); stage 1: place. A punk is optional, a play is not.
+        # stage 0: make room (RAD-A2); stage 1: place; stage 2: place after a sacrifice.
+        # A punk is optional, a play is not; a punk is declined before the sacrifice, never
+        # after it (a free self-destroy would break RAD-G2).
         optional = op == OP_GAIN_PUNK
         t = -1 if optional else arg
         if action == A_SKIP:
@@ -1313,9 +1315,9 @@ def _exec(s, d, action):
         if stage == 0 and action >= 0:
             pos = _decode_target(s, owner, action)
             _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
-            s.fr_stage[d] = 1
+            s.fr_stage[d] = 2
             s.pend_mask[:] = 0
-            stage = 1
+            stage = 2
             action = -1
         if stage == 0:
             if _board_full(s, owner):
@@ -1335,7 +1337,7 @@ def _exec(s, d, action):
             if _fill_placements(s, owner, t, budget, s.pend_mask) == 0:
                 _next(s, d)
                 return DONE
-            return _wait(s, owner, optional)
+            return _wait(s, owner, optional and stage == 1)
         c = (action - A_PLACE) // 3
         i = (action - A_PLACE) % 3
         _next(s, d)
