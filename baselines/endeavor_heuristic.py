@@ -332,9 +332,7 @@ def _condition_met(v, e, extra_goods, extra_ship_region):
         return v.ships[0, r] + (1 if r == extra_ship_region else 0) >= need
     if cond == COND_CITIES_TOTAL:
         return _cities_in(v, 0, -1) >= need
-    if cond == COND_GOODS_TOTAL:
-        return _goods_total(v, 0) + extra_goods >= need
-    return True
+    return _goods_total(v, 0) + extra_goods >= need  # COND_GOODS_TOTAL, the last kind
 
 
 @kernel

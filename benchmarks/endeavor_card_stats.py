@@ -5,12 +5,16 @@ the end (a city: its marker or the card on the board; an empire card or building
 board). A balanced table keeps every card near the average win rate of a holder; a card far
 above it would decide games.
 
-    python benchmarks/endeavor_card_stats.py --players 2 --games 20000 [--json FILE]
-    python benchmarks/endeavor_card_stats.py --policy heuristic --games 2000
+    python benchmarks/endeavor_card_stats.py --players 2 --games 200000 [--json FILE]
+    python benchmarks/endeavor_card_stats.py --policy heuristic --games 20000
 
 ``--policy heuristic`` seats the heuristic agent in every seat instead (games then differ only
 by the deal), a check that the skew seen under random play is not an artefact of its tiny
 scores.
+
+Every card must be taken under both policies (issue 9.10: a card nobody can take is dead); the
+run lists those held in no game, and the JSON records them with the tables' digest
+(``data.TABLES_DIGEST``), so tests/test_endeavor_docs.py sees figures measured on old tables.
 """
 
 import argparse
@@ -93,7 +97,10 @@ def card_stats(
         "num_players": num_players,
         "policy": policy,
         "games": games,
+        "seed": seed,
+        "tables_digest": D.TABLES_DIGEST,
         "average": average,
+        "never_taken": [f"{row['kind']} {row['name']}" for row in rows if row["held"] == 0],
         "cards": rows,
     }
 
@@ -101,11 +108,13 @@ def card_stats(
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--games", type=int, default=None, help="200000 random, 20000 heuristic")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--policy", choices=("random", "heuristic"), default="random")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args(argv)
+    if args.games is None:
+        args.games = 200000 if args.policy == "random" else 20000
     result = card_stats(args.players, args.games, args.seed, policy=args.policy)
     print(
         f"{args.games} {args.policy} {args.players}-player games; a holder wins "
@@ -114,6 +123,7 @@ def main(argv=None):
     for row in result["cards"]:
         rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.1%}"
         print(f"{row['kind']:>8} {row['name']:<28} held {row['held']:>6}  wins {rate}")
+    print("never taken:", ", ".join(result["never_taken"]) or "none")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=1)

@@ -104,31 +104,90 @@ def test_30_empire_cards():
     assert 1 <= int(travel.sum()) <= 4  # END-R3: "some empire cards"
 
 
+def _chain(region):
+    """The regions a lone player's ships must open to reach ``region`` (END-R2, END-R3), in
+    sailing order, ending with ``region`` itself; regions open at the start need no ship."""
+    path = []
+    while region != d.NONE and not d.REGION_OPEN_AT_START[region]:
+        path.append(int(region))
+        region = d.REGION_PREVIOUS[region]
+    return path[::-1]
+
+
+def _ships_affordable(ships):
+    """One player sends these ships, in order, from the smallest token pool (END-S1) with no
+    card's help: each costs its travel in one Sailor's tokens (END-A1), so the pool must cover
+    it, and each leaves one token at sea for good."""
+    pool = min(d.TOKENS_BY_PLAYERS.values())
+    for region in ships:
+        if region == d.EUROPE or d.REGION_TRAVEL[region] > pool:  # END-R4: no ships to Europe
+            return False
+        pool -= 1
+    return True
+
+
+def _merchant_goods_bound():
+    """Goods a player can hold without selling any: one Merchant action yields at most the
+    home port's good and 2 per upgraded marker city (END-A2, END-S1 markers), and each role
+    comes back to the hand at least once in N_ROLES rounds (END-O2), so ROUND_LIMIT // N_ROLES
+    Merchant actions are always possible in a full game (END-E4)."""
+    per_action = 1 + 2 * d.MARKERS
+    return per_action * (d.ROUND_LIMIT // d.N_ROLES)
+
+
+def test_every_empire_card_has_a_condition():
+    """END-A5 (issue 9.9): the rules text gives every empire card a condition and a vote cost
+    of 1..3; the loader knows no "none" kind, and every count is at least 1."""
+    assert "none" not in d.CONDITIONS
+    assert d.EMPIRE_CONDITION.min() >= 0 and d.EMPIRE_CONDITION.max() < len(d.CONDITIONS)
+    assert d.EMPIRE_CONDITION_COUNT.min() >= 1
+    assert set(d.EMPIRE_VOTE_COST.tolist()) <= {1, 2, 3}
+    assert set(d.EMPIRE_CONDITION.tolist()) == set(range(len(d.CONDITIONS)))
+
+
+def _satisfiable(kind, region, count):
+    """Whether one player can meet the condition on the board, from the tables alone. Markers
+    sit only in a region's face-up slots (END-R4) and a player has MARKERS of them (END-S1); a
+    far region's cities and ships need a ship of one's own in every closed region of its chain,
+    paid from the smallest token pool (END-A1, END-R2, END-R3, END-G: a settler needs a ship
+    there); goods are bounded by what the Merchant can collect in a full game."""
+    if count < 1:
+        return False
+    if kind == d.COND_CITIES_IN_REGION:
+        fits = count <= min(d.MARKERS, int(d.REGION_SLOTS[region]))
+        return fits and _ships_affordable(_chain(region))
+    if kind == d.COND_CITIES_TOTAL:
+        return count <= min(d.MARKERS, int(d.REGION_SLOTS.sum()))
+    if kind == d.COND_SHIPS_IN_REGION:
+        return _ships_affordable(_chain(region)[:-1] + [region] * count)
+    return kind == d.COND_GOODS_TOTAL and count <= _merchant_goods_bound()
+
+
 def test_empire_conditions_satisfiable():
-    """Every condition can be met: a player has 3 markers (END-S1), ships never go to Europe
-    (END-R4), a region has 7 cities, and a ship's travel fits in the smallest token pool."""
-    min_tokens = min(d.TOKENS_BY_PLAYERS.values())
+    """END-A5 (issue 9.8, 9.10): every empire card's condition can be met on the board."""
     for i in range(d.N_EMPIRE):
         kind = d.EMPIRE_CONDITION[i]
-        region = d.EMPIRE_CONDITION_REGION[i]
-        count = d.EMPIRE_CONDITION_COUNT[i]
+        region = int(d.EMPIRE_CONDITION_REGION[i])
+        count = int(d.EMPIRE_CONDITION_COUNT[i])
         key = d.EMPIRE_KEYS[i]
-        if kind == d.COND_NONE:
-            assert region == d.NONE and count == 0, key
-            continue
-        assert count >= 1, key
         if kind in (d.COND_CITIES_IN_REGION, d.COND_SHIPS_IN_REGION):
             assert 0 <= region < d.N_REGIONS, key
         else:
             assert region == d.NONE, key
-        if kind in (d.COND_CITIES_IN_REGION, d.COND_CITIES_TOTAL):
-            assert count <= min(d.MARKERS, d.CITIES_PER_REGION), key
-        if kind == d.COND_SHIPS_IN_REGION:
-            assert region != d.EUROPE, key
-            assert count <= 3 and d.REGION_TRAVEL[region] <= min_tokens, key
-        if kind == d.COND_GOODS_TOTAL:
-            assert count <= 9, key
-    assert set(d.EMPIRE_CONDITION.tolist()) == set(range(len(d.CONDITIONS)))
+        assert _satisfiable(kind, region, count), key
+
+
+def test_satisfiability_check_refuses_unreachable_conditions():
+    """The check would have caught END-A5's dead cards (the first West India Company needed 3
+    Caribbean cities and East India Company 3 in India; those regions have 2 slots), and it
+    refuses a fourth marker city, ships to Europe and more ships than any pool can pay."""
+    assert not _satisfiable(d.COND_CITIES_IN_REGION, d.CARIBBEAN, 3)
+    assert not _satisfiable(d.COND_CITIES_IN_REGION, d.INDIA, 3)
+    assert _satisfiable(d.COND_CITIES_IN_REGION, d.EUROPE, 3)  # 4 slots, 3 markers
+    assert not _satisfiable(d.COND_CITIES_TOTAL, d.NONE, d.MARKERS + 1)
+    assert not _satisfiable(d.COND_SHIPS_IN_REGION, d.EUROPE, 1)
+    assert not _satisfiable(d.COND_SHIPS_IN_REGION, d.CHINA, 10)
+    assert not _satisfiable(d.COND_GOODS_TOTAL, d.NONE, _merchant_goods_bound() + 1)
 
 
 def test_20_buildings():
@@ -172,8 +231,6 @@ def test_abilities_known_with_valid_arguments():
 def _condition_level(i):
     kind = d.EMPIRE_CONDITION[i]
     count = int(d.EMPIRE_CONDITION_COUNT[i])
-    if kind == d.COND_NONE:
-        return 0
     if kind == d.COND_GOODS_TOTAL:
         return count // 3
     if kind == d.COND_CITIES_TOTAL:

@@ -133,25 +133,25 @@ BUILDING_FACTS = {
 }
 # key: (votes, condition, condition region, count, points, ability, ability argument)
 EMPIRE_FACTS = {
-    "act_of_parliament": (1, "none", "", 0, 0, "role_bonus", "politician"),
+    "act_of_parliament": (1, "cities_in_region", "europe", 1, 0, "role_bonus", "politician"),
     "atlantic_crossing": (1, "ships_in_region", "caribbean", 1, 1, "none", ""),
     "brazil_fleet": (1, "ships_in_region", "south_america", 1, 1, "role_bonus", "sailor"),
-    "cape_route": (2, "ships_in_region", "india", 1, 0, "travel_discount", ""),
-    "celestial_trade_mission": (3, "cities_in_region", "china", 2, 3, "none", ""),
+    "cape_route": (2, "ships_in_region", "india", 1, 1, "travel_discount", ""),
+    "celestial_trade_mission": (3, "cities_in_region", "china", 1, 3, "none", ""),
     "chartered_merchants": (1, "goods_total", "", 3, 1, "none", ""),
     "colonial_ambitions": (1, "cities_total", "", 2, 1, "none", ""),
     "crown_monopoly": (3, "goods_total", "", 9, 3, "none", ""),
     "estado_da_india": (2, "cities_in_region", "india", 2, 1, "region_points", "india"),
     "european_alliance": (1, "cities_in_region", "europe", 2, 1, "none", ""),
     "free_trade_treaty": (2, "goods_total", "", 3, 1, "role_bonus", "merchant"),
-    "gold_coast_patrol": (1, "ships_in_region", "west_africa", 2, 0, "defence", ""),
+    "gold_coast_patrol": (1, "ships_in_region", "west_africa", 1, 1, "defence", ""),
     "governors_council": (2, "cities_total", "", 2, 1, "role_bonus", "governor"),
-    "letters_of_marque": (1, "none", "", 0, 0, "role_bonus", "commander"),
+    "letters_of_marque": (1, "ships_in_region", "caribbean", 1, 0, "role_bonus", "commander"),
     "national_bank": (3, "goods_total", "", 6, 1, "extra_tokens", "2"),
-    "navigation_acts": (2, "none", "", 0, 0, "travel_discount", ""),
-    "royal_charter": (1, "none", "", 0, 1, "none", ""),
-    "straits_settlements": (3, "cities_in_region", "southeast_asia", 2, 4, "none", ""),
-    "strait_passage": (2, "ships_in_region", "southeast_asia", 1, 0, "travel_discount", ""),
+    "navigation_acts": (2, "goods_total", "", 3, 1, "travel_discount", ""),
+    "royal_charter": (1, "cities_in_region", "west_africa", 1, 1, "none", ""),
+    "straits_settlements": (3, "cities_in_region", "southeast_asia", 2, 3, "none", ""),
+    "strait_passage": (2, "ships_in_region", "southeast_asia", 1, 1, "travel_discount", ""),
     "vast_dominions": (2, "cities_total", "", 3, 2, "none", ""),
 }
 
@@ -630,6 +630,7 @@ def test_o5_slots_of_open_regions_and_markets_refilled():
 def test_o5_empire_market_refilled():
     """END-O5: an empire card taken from the market is replaced at round end."""
     states = blank(2)
+    put_city(states, "goree", owner=0)  # Royal Charter: a West Africa city
     set_empire_market(states, "royal_charter", None, None)
     plan(states, [POLITICIAN, SAILOR], [1, 0])
     s = st(states)
@@ -807,8 +808,11 @@ def test_a4_attacks_repeat_while_force_lasts():
 
 def test_a5_politician_takes_from_hand_or_market():
     """END-A5: an empire card from one's own hand or the market whose condition holds, paying
-    its votes, onto the board; not from the deck or another hand."""
+    its votes, onto the board; not from the deck or another hand, nor one whose condition
+    fails (National Bank: 6 goods; European Alliance: 2 Europe cities)."""
     states = blank(2)
+    put_city(states, "goree", owner=0)  # Royal Charter: a West Africa city
+    set_goods(states, 0, tea=3)  # Navigation Acts: 3 goods
     give_empire(states, 0, "navigation_acts")
     give_empire(states, 1, "act_of_parliament")
     set_empire_market(states, "royal_charter", "european_alliance", "national_bank")
@@ -826,6 +830,8 @@ def test_a5_politician_takes_from_hand_or_market():
 def test_a5_vote_cost_must_be_covered():
     """END-A5: a 2-vote card needs 2 votes."""
     states = blank(2)
+    put_city(states, "goree", owner=0)  # Royal Charter: a West Africa city
+    set_goods(states, 0, tea=3)  # Navigation Acts: 3 goods
     set_empire_market(states, "navigation_acts", "royal_charter", None)
     plan(states, [POLITICIAN, SAILOR], [1, 0])
     assert empire("royal_charter") in legal(states)
@@ -944,6 +950,7 @@ def test_b1_nine_board_slots_for_buildings_cities_and_empire_cards():
     assert s["round"] == 2 and s["board_n"][0] == 9
     assert s["slot_city"][bristol] >= 0 and s["building_market"][1] == D.BUILDING_ID["tea_house"]
 
+    s["slot_owner"][region_slots("west_africa")[0]] = 0  # Royal Charter's condition holds
     set_empire_market(states, "royal_charter", None, None)
     plan(states, [POLITICIAN, SAILOR], [3, 0])
     assert not deciding(states, 0) and s["board_n"][0] == 9
@@ -1014,6 +1021,7 @@ def test_e1_empire_deck_runs_out():
     """END-E1: the Politician's market card is replaced by the last deck card: the empire deck
     is empty, so the game ends after this round."""
     states = blank(2)
+    put_city(states, "goree", owner=0)  # Royal Charter: a West Africa city
     set_empire_market(states, "royal_charter", "vast_dominions", "crown_monopoly")
     drain_empire_deck(states, keep=1)
     plan(states, [POLITICIAN, SAILOR], [1, 0])
@@ -1185,6 +1193,8 @@ def _role_bonus_position(r, cards):
     assert bristol == 0
     if r == MERCHANT:
         st(states)["slot_owner"][bristol] = 0
+    if r == POLITICIAN:
+        set_goods(states, 0, coffee=3)  # Navigation Acts: 3 goods
     set_building_market(states, "observatory", "cathedral", "university")
     set_empire_market(states, "navigation_acts", None, None)
     set_ships(states, 1, "west_africa", 1)
@@ -1380,9 +1390,35 @@ def _politician_can_take(states, key, votes):
     return can(states, 0, empire(key))
 
 
-def test_condition_none():
-    """none: always met."""
-    assert _politician_can_take(blank(2), "royal_charter", 1)
+def _meet_condition(states, e, count):
+    """Give seat 0 ``count`` of what empire card ``e``'s condition counts (data tables)."""
+    kind = D.EMPIRE_CONDITION[e]
+    region = int(D.EMPIRE_CONDITION_REGION[e])
+    if kind in (D.COND_CITIES_IN_REGION, D.COND_CITIES_TOTAL):
+        where = region if kind == D.COND_CITIES_IN_REGION else D.EUROPE
+        for c in D.REGION_CITIES[where][:count]:
+            put_city(states, D.CITY_KEYS[c], owner=0)
+    elif kind == D.COND_SHIPS_IN_REGION:
+        set_ships(states, 0, D.REGION_KEYS[region], count)
+    else:
+        set_goods(states, 0, spice=count)
+
+
+@pytest.mark.parametrize("key", D.EMPIRE_KEYS)
+def test_every_empire_condition_binds_at_its_count(key):
+    """END-A5 (issues 9.8, 9.9): every card has a condition; the Politician is offered the card
+    once the count is met on the board, not one short of it (which is possible for every card:
+    tests/test_endeavor_data.py::test_empire_conditions_satisfiable)."""
+    e = D.EMPIRE_ID[key]
+    count = int(D.EMPIRE_CONDITION_COUNT[e])
+    votes = int(D.EMPIRE_VOTE_COST[e])
+    assert count >= 1
+    states = blank(2)
+    _meet_condition(states, e, count - 1)
+    assert not _politician_can_take(states, key, votes)
+    states = blank(2)
+    _meet_condition(states, e, count)
+    assert _politician_can_take(states, key, votes)
 
 
 def test_condition_cities_in_region():

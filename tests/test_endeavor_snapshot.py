@@ -99,6 +99,8 @@ def truncated(positions):
         cut[0]["step_count"] = R.STEP_CAP - 1
         R.apply_action(cut, 0, int(rng.choice(_legal(cut))))
         assert _over(cut)
+        if cut[0]["terminated"]:
+            continue  # that step ended the game by its rules (END-E1/E4) before the cap
         out.append(cut)
     return out
 

@@ -1,8 +1,15 @@
-"""Print the Endeavor card tables of docs/endeavor.md from envs/endeavor/data (run after a table
-change and paste the output over the "Tables" subsections; tests/test_endeavor_docs.py checks
-that the page and the data agree)."""
+"""Print the Endeavor card tables of docs/endeavor.md from envs/endeavor/data; ``--write`` puts
+them into the page in place of the old ones (run it after a table change;
+tests/test_endeavor_docs.py checks that the page and the data agree)."""
+
+import json
+import sys
+from pathlib import Path
 
 from envs.endeavor import data as D
+
+PAGE = Path(__file__).resolve().parents[1] / "endeavor.md"
+FIRST_HEADING = "### Regions (END-R1…R4)"
 
 
 def ability_text(kind: int, arg: int) -> str:
@@ -22,22 +29,25 @@ def ability_text(kind: int, arg: int) -> str:
     return f"+1 per own city in {D.REGION_NAMES[arg]}"
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def condition_text(e: int) -> str:
     kind = D.CONDITIONS[D.EMPIRE_CONDITION[e]]
     n = int(D.EMPIRE_CONDITION_COUNT[e])
     region = D.EMPIRE_CONDITION_REGION[e]
     where = D.REGION_NAMES[region] if region >= 0 else ""
     return {
-        "none": "—",
-        "cities_in_region": f"{n} cities in {where}",
-        "ships_in_region": f"{n} ships in {where}",
-        "cities_total": f"{n} cities",
-        "goods_total": f"{n} goods",
+        "cities_in_region": f"{_count(n, 'city', 'cities')} in {where}",
+        "ships_in_region": f"{_count(n, 'ship', 'ships')} in {where}",
+        "cities_total": _count(n, "city", "cities"),
+        "goods_total": _count(n, "good", "goods"),
     }[kind]
 
 
 def tables() -> str:
-    out = ["### Regions (END-R1…R4)", ""]
+    out = [FIRST_HEADING, ""]
     out += [
         "| region | travel cost | open at start | after | city slots |",
         "|---|---|---|---|---|",
@@ -77,5 +87,46 @@ def tables() -> str:
     return "\n".join(out) + "\n"
 
 
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+BALANCE_FILES = ("endeavor_cards_2p.json", "endeavor_cards_2p_heuristic.json")
+BALANCE_HEADER = "| kind | card | random play: holder wins (times held) | heuristic self-play |"
+MIN_HELD = 100  # fewer holds: the count alone, no rate
+
+
+def balance_results() -> list[dict]:
+    """benchmarks/endeavor_card_stats.py's figures: random play, then heuristic self-play."""
+    return [json.loads((RESULTS / name).read_text()) for name in BALANCE_FILES]
+
+
+def _rate(row: dict) -> str:
+    if row["held"] < MIN_HELD:
+        return f"({row['held']} held)"
+    return f"{row['win_rate']:.0%} ({row['held']})"
+
+
+def balance_table() -> str:
+    random_play, heuristic = balance_results()
+    out = [BALANCE_HEADER, "|---|---|---|---|"]
+    for a, b in zip(random_play["cards"], heuristic["cards"], strict=True):
+        assert (a["kind"], a["name"]) == (b["kind"], b["name"])
+        out.append(f"| {a['kind']} | {a['name']} | {_rate(a)} | {_rate(b)} |")
+    return "\n".join(out) + "\n"
+
+
+def write(path: Path = PAGE) -> None:
+    """Replace the page's card tables (from the regions heading up to the next ``## ``
+    heading) and its balance table (from its header to the next blank line)."""
+    page = path.read_text()
+    start = page.index(FIRST_HEADING)
+    end = page.index("\n## ", start) + 1
+    page = page[:start] + tables() + "\n" + page[end:]
+    start = page.index(BALANCE_HEADER)
+    end = page.index("\n\n", start) + 1
+    path.write_text(page[:start] + balance_table() + page[end:])
+
+
 if __name__ == "__main__":
-    print(tables(), end="")
+    if sys.argv[1:] == ["--write"]:
+        write()
+    else:
+        print(tables(), end="")

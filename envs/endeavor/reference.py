@@ -347,9 +347,8 @@ class ReferenceGame:
             return self.players[p].ships[region] >= need
         if cond == D.COND_CITIES_TOTAL:
             return self.cities_held(p) >= need
-        if cond == D.COND_GOODS_TOTAL:
-            return sum(self.players[p].goods) >= need
-        return True
+        assert cond == D.COND_GOODS_TOTAL  # every card has a condition (END-A5)
+        return sum(self.players[p].goods) >= need
 
     def score(self, p) -> int:
         """END-E2: marker cities (+1 per upgrade), board cards, 1 per 3 goods, and 1 per marker

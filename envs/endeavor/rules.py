@@ -76,7 +76,6 @@ AB_EXTRA_GOOD = D.ABILITY_EXTRA_GOOD
 AB_DEFENCE = D.ABILITY_DEFENCE
 AB_EXTRA_TOKENS = D.ABILITY_EXTRA_TOKENS
 AB_REGION_POINTS = D.ABILITY_REGION_POINTS
-COND_NONE = D.COND_NONE
 COND_CITIES_IN_REGION = D.COND_CITIES_IN_REGION
 COND_SHIPS_IN_REGION = D.COND_SHIPS_IN_REGION
 COND_CITIES_TOTAL = D.COND_CITIES_TOTAL
@@ -251,9 +250,8 @@ def _condition_met(s, p, e):
         return s.ships[p, EMP_COND_REGION[e]] >= need
     if cond == COND_CITIES_TOTAL:
         return _cities_held(s, p, -1) >= need
-    if cond == COND_GOODS_TOTAL:
-        return s.goods[p].sum() >= need
-    return True
+    # COND_GOODS_TOTAL, the last kind: every card has a condition (END-A5)
+    return s.goods[p].sum() >= need
 
 
 # ---- decks -----------------------------------------------------------------------------------

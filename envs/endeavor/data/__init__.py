@@ -12,11 +12,13 @@ kept within the limits of the rules checklist (rules cited as ``END-…``).
   units for the Craftsman to take the card into a board slot (END-A3); ``points`` the end points
   of the city while it holds the owner's marker (END-E2). ``ability`` works only while the card
   is on a player board (END-B2).
-* ``empire.csv``: 30 empire cards (END-C2), in key order. ``vote_cost`` 1..3 (END-A5); the
-  condition must hold when the card is taken: ``none``; ``cities_in_region`` / ``cities_total``
-  = cities holding the player's markers (in ``condition_region`` / anywhere); ``ships_in_region``
-  = the player's ships in ``condition_region`` (never Europe, END-R4); ``goods_total`` = goods
-  held. ``condition_count`` is the number needed (0 for ``none``). ``points`` at the end (END-B2).
+* ``empire.csv``: 30 empire cards (END-C2), in key order. ``vote_cost`` 1..3 (END-A5); every
+  card has a condition (END-A5), which must hold when the card is taken: ``cities_in_region`` /
+  ``cities_total`` = cities holding the player's markers (in ``condition_region`` / anywhere);
+  ``ships_in_region`` = the player's ships in ``condition_region`` (never Europe, END-R4);
+  ``goods_total`` = goods held. ``condition_count`` (at least 1) is the number needed; each
+  condition can be met on the board: a region's cities count only up to its slots and the 3
+  markers (END-R4, END-S1). ``points`` at the end (END-B2).
 * ``buildings.csv``: 20 buildings (END-C2), in key order; ``work_cost`` 2..6 (END-A3).
 
 Abilities (``ABILITIES``; ``ability_arg`` in brackets, stored as an index, else ``NONE``):
@@ -28,7 +30,7 @@ many when the card enters the board; ``region_points`` [region] +1 end point per
 region holding the owner's marker.
 
 Balance rule. A card's *cost* is its build or work cost; for an empire card it is the vote cost
-plus a condition level (none 0; goods_total n: n // 3; cities_total c: c - 1; cities_in_region
+plus a condition level (goods_total n: n // 3; cities_total c: c - 1; cities_in_region
 or ships_in_region c in region r: c - 1 + travel_cost(r) // 3). Its *value* is points plus an
 ability weight (none 0; travel_discount and extra_tokens 2: 2; every other ability: 1). Every
 card keeps ceil(cost / 2) <= value <= ceil(cost / 2) + 1, so points follow cost, cheap cards
@@ -37,6 +39,7 @@ costs also rise with the region's travel cost, paying for the ships a far city n
 """
 
 import csv
+import hashlib
 from pathlib import Path
 from types import MappingProxyType
 
@@ -79,10 +82,9 @@ ABILITIES = (
     ABILITY_EXTRA_TOKENS,
     ABILITY_REGION_POINTS,
 ) = range(7)
-CONDITIONS = ("none", "cities_in_region", "ships_in_region", "cities_total", "goods_total")
-COND_NONE, COND_CITIES_IN_REGION, COND_SHIPS_IN_REGION, COND_CITIES_TOTAL, COND_GOODS_TOTAL = range(
-    5
-)
+# END-A5: every empire card has a condition (the rules text gives each one); there is no "none".
+CONDITIONS = ("cities_in_region", "ships_in_region", "cities_total", "goods_total")
+COND_CITIES_IN_REGION, COND_SHIPS_IN_REGION, COND_CITIES_TOTAL, COND_GOODS_TOTAL = range(4)
 
 # Setup and limits.
 TOKENS_BY_PLAYERS = MappingProxyType({2: 15, 3: 18, 4: 15})  # END-S1 (R: 15 with 2)
@@ -111,6 +113,9 @@ def _ints(rows, column):
 
 
 def _codes(rows, column, names):
+    for r in rows:
+        if r[column] not in names:
+            raise ValueError(f"{r['key']}: {column} {r[column]!r} is not one of {names}")
     return np.array([names.index(r[column]) for r in rows], dtype=np.int8)
 
 
@@ -137,6 +142,12 @@ def _ability_args(rows):
             args.append(NONE)
     return np.array(args, dtype=np.int8)
 
+
+TABLE_FILES = ("regions.csv", "cities.csv", "empire.csv", "buildings.csv")
+# Names the tables' contents: figures measured on them (benchmarks/results/endeavor_cards_*.json)
+# record it, and a test sees when they are stale.
+_table_bytes = b"".join((_HERE / name).read_bytes() for name in TABLE_FILES)
+TABLES_DIGEST = hashlib.sha256(_table_bytes).hexdigest()[:16]
 
 _regions = _rows("regions.csv")
 _cities = _rows("cities.csv")
