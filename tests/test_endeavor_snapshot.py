@@ -231,6 +231,51 @@ def test_from_dict_leaves_its_input_alone(positions):
     assert snap == before
 
 
+def _planning_after_a_pick(positions):
+    """A 3-player PH_PLAN_ROLE position in which the first planner has chosen a role."""
+    return _first(
+        positions,
+        lambda s: s["phase"] == R.PH_PLAN_ROLE and s["pick_index"] >= 1 and s["num_players"] == 3,
+    )
+
+
+def test_a_chosen_role_missing_from_the_hand_is_refused_while_others_plan(positions):
+    """Issue 10.7 (END-O1, END-O2): a role is picked from the hand and set aside only after the
+    round. While a later player picks (plan_role), an earlier player's chosen role must still be
+    in their hand; before the fix the snapshot was accepted and the round's end put a 4th role
+    in that hand."""
+    states = _planning_after_a_pick(positions)
+    snap = to_dict(states, 0)
+    p = int(states[0]["order"][0])
+    player = snap["players"][p]
+    assert player["role"] in player["roles"]["hand"]
+    player["role"] = next(r for r in D.ROLES if r not in player["roles"]["hand"])
+    before = copy.deepcopy(snap)
+    with pytest.raises(SnapshotError, match=rf"players\[{p}\]\.role.*not in the player's hand"):
+        from_dict(snap)
+    assert snap == before
+
+
+def test_an_illegal_role_pick_is_refused_and_changes_nothing(positions):
+    """Issue 10.7 (END-O1): a role not in hand is never legal in plan_role, in the kernel's mask
+    and in a loaded position; the AEC env refuses it and the game stays exactly as it was."""
+    import envs
+    from envs.core.errors import IllegalActionError
+
+    states = _planning_after_a_pick(positions)
+    env = envs.make("endeavor", num_players=3).unwrapped
+    env.reset(seed=0)
+    env.from_dict(to_dict(states, 0))
+    p = int(states[0]["current_player"])
+    hand = set(np.flatnonzero(states[0]["role_hand"][p]).tolist())
+    assert {a - R.A_ROLE for a in _legal(states)} == hand
+    before = env.to_dict()
+    for r in set(range(R.N_ROLES)) - hand:
+        with pytest.raises(IllegalActionError):
+            env.step(R.A_ROLE + r)
+        assert env.to_dict() == before
+
+
 def test_a_reused_record_round_trips():
     # A batch slot is reused: init_game on an old record must give the fresh one.
     rng = np.random.default_rng(2)

@@ -839,7 +839,9 @@ def _check_phase(s, n: int):
         _fail("sub_step", f"the phase {PHASES[phase]!r} has no sub-step")
     if s["truncated"]:
         return  # cut off anywhere: only the phase-free invariants hold
-    if phase in (R.PH_PLAN_TOKENS, R.PH_ROLE):  # END-O2: set aside only after the round
+    # END-O1, END-O2: a role is chosen from the hand and set aside only after the round; this
+    # holds for the players who already chose while a later one picks (PH_PLAN_ROLE) too.
+    if phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS, R.PH_ROLE):
         for p in range(n):
             if roles[p] >= 0 and not s["role_hand"][p, roles[p]]:
                 _fail(f"players[{p}].role", f"{ROLES[roles[p]]!r} is not in the player's hand")
