@@ -875,7 +875,12 @@ def _turn(b, mask):
         return best_p
     if best_a >= 0 and best_v > -1.0:
         return best_a
-    return R.A_PASS
+    if mask[R.A_PASS]:  # from autumn on (EVD-E1)
+        return R.A_PASS
+    # Before autumn passing is not legal; something else always is (the Haven or prepare).
+    if best_p >= 0:
+        return best_p
+    return best_a
 
 
 # ---- sub-decisions ---------------------------------------------------------------------------

@@ -412,9 +412,9 @@ def example_city_snapshot():
 
     return {
         "game": "everdell",
-        "version": 1,
+        "version": 2,
         "num_players": 2,
-        "options": {"rug_year": 1, "fool_bonuses": False},
+        "options": {"rug_year": 1, "fool_bonuses": False, "pass_anytime": False},
         "first_player": 0,
         "turn_player": 0,
         "turn_count": 0,

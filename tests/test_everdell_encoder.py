@@ -15,7 +15,6 @@ from encoders import everdell as enc
 from envs.core.rng import game_key
 from envs.everdell import data as D
 from envs.everdell.rules import (
-    A_PASS,
     A_PLACE_CITY,
     A_PLACE_RUGWORT,
     CITY_SLOTS,
@@ -45,8 +44,8 @@ def over(states):
 
 
 def random_positions(num_players, seed, every=4):
-    """Copies of one random game every ``every`` decisions, end included. Passing (always
-    legal, EVD-E1) is picked only when nothing else is, so the games run through the seasons."""
+    """Copies of one uniform-random game every ``every`` decisions, end included (passing
+    waits for autumn, EVD-E1, so the games run through the seasons)."""
     rng = np.random.default_rng(seed)
     states = new_game(num_players, seed, options=1 + seed % 3)
     mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -55,10 +54,7 @@ def random_positions(num_players, seed, every=4):
         if step % every == 0:
             yield states.copy()
         legal_mask_into(states, 0, mask)
-        legal = np.flatnonzero(mask)
-        if legal.size > 1:
-            legal = legal[legal != A_PASS]
-        apply_action(states, 0, rng.choice(legal))
+        apply_action(states, 0, rng.choice(np.flatnonzero(mask)))
         step += 1
     yield states.copy()
 

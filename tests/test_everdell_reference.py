@@ -186,8 +186,10 @@ def game_setup(index):
 
 def new_pair(index, seed=SEED):
     num_players, year, _ = game_setup(index)
-    # every other block of 12 games plays the fool_bonuses reading (docs/everdell.md, Options)
+    # every other block of 12 games plays the fool_bonuses reading, one game in 5 the
+    # pass_anytime reading of EVD-E1 (docs/everdell.md, Options)
     options = year | (rules.OPTION_FOOL_BONUSES if (index // 12) % 2 else 0)
+    options |= rules.OPTION_PASS_ANYTIME if index % 5 == 4 else 0
     key = game_key(seed, index)
     ref = ReferenceGame.from_key(int(key), num_players, options)
     states = np.zeros(1, STATE_DTYPE)

@@ -71,6 +71,8 @@ from everdell_rule_helpers import (
     turn_to,
 )
 
+import envs
+from envs.core.errors import OptionError
 from envs.everdell import data as D
 from envs.everdell import rules as R
 
@@ -752,7 +754,7 @@ def test_evd_f5_no_prepare_after_autumn():
 def test_evd_e1_pass_is_final_others_go_on_until_all_passed():
     """EVD-E1: a player who passes gets no more turns; the others continue; the game ends
     when everyone has passed."""
-    states = blank(3)
+    states = blank(3, season=AUTUMN)
     act(states, PASS)
     s = state(states)
     assert int(s["passed"][0]) == 1 and pending(states) == (R.PK_TURN, 1)
@@ -763,11 +765,61 @@ def test_evd_e1_pass_is_final_others_go_on_until_all_passed():
     assert order == [1, 2, 1, 2]
     act(states, PASS)  # seat 1
     assert pending(states) == (R.PK_TURN, 2) and s["terminated"] == 0
-    act(states, PREPARE)
+    act(states, place_basic("basic_1_berry"))
     assert pending(states) == (R.PK_TURN, 2)
     act(states, PASS)
     assert s["terminated"] == 1
     assert [int(x) for x in s["score"][:3]] == [score(states, p) for p in range(3)]
+
+
+@pytest.mark.parametrize("season", [WINTER, SPRING, SUMMER])
+def test_evd_e1_no_pass_before_autumn(season):
+    """EVD-E1 (rule book p. 13): a player passes only once they have reached autumn. Before it
+    nobody is stuck: a free worker can go to the Haven (EVD-W6), and with every worker
+    deployed Prepare for Season is legal (EVD-F1)."""
+    states = blank(2, season=season)
+    assert PASS not in legal(states) and HAVEN in legal(states)
+    deploy(states, 0)
+    turn_to(states, 0)
+    assert legal(states) == {PREPARE}  # no card playable in a blank position, no free worker
+    act(states, PREPARE)
+    assert int(state(states)["season"][0]) == season + 1 and int(state(states)["passed"][0]) == 0
+
+
+def test_evd_e1_pass_from_autumn_on():
+    """EVD-E1: after the autumn Prepare for Season passing is legal, with workers left or
+    not."""
+    states = blank(2, season=SUMMER)
+    deploy(states, 0)
+    turn_to(states, 0)
+    act(states, PREPARE)  # summer -> autumn (no production in summer; Meadow picks declined)
+    while pending(states)[0] != R.PK_TURN:
+        act(states, DONE)
+    assert int(state(states)["season"][0]) == AUTUMN
+    assert pending(states) == (R.PK_TURN, 1)
+    act(states, place_basic("basic_1_berry"))  # seat 1 (summer) takes a turn
+    assert PASS in legal(states) and HAVEN in legal(states)
+
+
+def test_option_pass_anytime_allows_passing_from_the_first_turn():
+    """Option pass_anytime (EVD-E1 read literally, not the default): pass on any turn."""
+    states = blank(2, season=WINTER, options=R.OPTION_PASS_ANYTIME)
+    assert PASS in legal(states)
+    act(states, PASS)
+    assert int(state(states)["passed"][0]) == 1 and pending(states) == (R.PK_TURN, 1)
+    assert PASS in legal(states)
+
+
+def test_option_pass_anytime_through_make():
+    default = envs.make("everdell", num_players=2)
+    default.reset(seed=3)
+    assert default.observe(default.agent_selection)["action_mask"][PASS] == 0  # EVD-E1
+    literal = envs.make("everdell", num_players=2, pass_anytime=True)
+    literal.reset(seed=3)
+    assert literal.observe(literal.agent_selection)["action_mask"][PASS] == 1
+    for bad in (1, "yes", None):
+        with pytest.raises(OptionError, match="pass_anytime"):
+            envs.make("everdell", num_players=2, pass_anytime=bad)
 
 
 def test_evd_e1_passed_player_receives_no_cards():
@@ -830,7 +882,7 @@ def test_evd_e2_score_is_cards_tokens_bonuses_journey_events():
 @pytest.mark.parametrize("case", ["events", "resources", "draw"])
 def test_evd_e3_ties_broken_by_events_then_leftover_resources(case):
     """EVD-E3: equal scores: most events wins, then most leftover resources; else a draw."""
-    states = blank(2)
+    states = blank(2, season=AUTUMN)
     s = state(states)
     s["tokens"][1] = 3  # 3 points each
     if case == "events":
@@ -1745,7 +1797,7 @@ RUG_JOURNEY = {1: 3, 2: 4, 3: 5}
 @pytest.mark.parametrize("year", [1, 2, 3])
 def test_solo_rugwort_score_by_year(year):
     """Solo: Rugwort's score formula for each year, and the game's result."""
-    states = blank(1, options=year)
+    states = blank(1, season=AUTUMN, options=year)
     build(states, 1, "farm", "farm", "castle")
     s = state(states)
     s["event_owner"][EVENT["grand_tour"]] = R.RUGWORT

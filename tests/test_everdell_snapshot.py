@@ -37,11 +37,9 @@ def _over(states):
 
 
 def _step_random(states, rng):
-    """A random legal action; on a turn, pass only when nothing else is legal (a uniform
-    choice passes early, EVD-E1) and favour playing cards so that cities grow."""
+    """A random legal action; on a turn, favour playing cards so that cities grow."""
     legal = _legal(states)
     if states[0]["pend_kind"] == R.PK_TURN and legal.size > 1:
-        legal = legal[legal != R.A_PASS]
         plays = legal[(legal >= R.A_PLAY_HAND) & (legal < R.A_PREPARE)]
         if plays.size and rng.random() < 0.5:
             legal = plays
@@ -211,12 +209,15 @@ def test_a_reused_record_round_trips():
 @pytest.mark.parametrize("num_players", [1, 2, 3, 4])
 def test_opening_snapshot_reads_like_the_setup_rules(num_players):
     snap = to_dict(_new_game(42, num_players, 2), 0)
-    assert snap["game"] == "everdell" and snap["version"] == 1
+    assert snap["game"] == "everdell" and snap["version"] == 2
     assert snap["num_players"] == num_players
-    assert snap["options"] == {"rug_year": 2, "fool_bonuses": False}
+    assert snap["options"] == {"rug_year": 2, "fool_bonuses": False, "pass_anytime": False}
     assert snap["turn_player"] == snap["first_player"]
     assert snap["pending"]["player"] == snap["first_player"]
-    assert snap["pending"]["kind"] == "turn" and R.A_PASS in snap["pending"]["legal"]
+    # EVD-E1: no pass in winter; the Haven (EVD-W6) is always open to a free worker
+    legal = snap["pending"]["legal"]
+    assert snap["pending"]["kind"] == "turn" and R.A_PASS not in legal
+    assert R.A_PLACE_HAVEN in legal
     first = snap["first_player"]
     for p, player in enumerate(snap["players"]):
         # EVD-S6: 5, 6, 7, 8 cards in turn order from the first player
@@ -587,7 +588,7 @@ def _bad_leftover_row(snap):
 
 VALIDATION_CASES = {
     "wrong game": ("turn", _set("game", "radlands"), ["game", "'everdell'"]),
-    "wrong version": ("turn", _set("version", 2), ["version", "unsupported"]),
+    "wrong version": ("turn", _set("version", 1), ["version", "unsupported"]),
     "missing key": ("turn", _delete("tucked"), ["snapshot", "missing key 'tucked'"]),
     "extra key": ("turn", _set("extra", 1), ["snapshot", "unknown key 'extra'"]),
     "missing player key": (

@@ -14,8 +14,9 @@ straight-line functions that read like the card text.
 Protocol followed (the kernel's conventions; where the rules leave a choice, this is the one):
 
 - Decisions: a decision with exactly one legal action is taken at once and is not a step; a turn
-  decision (``PK_TURN``) is always a step (passing is always legal, EVD-E1). Every sub-decision
-  belongs to the player whose turn it is.
+  decision (``PK_TURN``) is always a step: before autumn the Haven or Prepare for Season is
+  always open, and from autumn on passing is (EVD-E1; option pass_anytime: from the first turn).
+  Every sub-decision belongs to the player whose turn it is.
 - Chance, in ``PyRng`` order: at setup ``randint(n)`` for the first player, then a Fisher-Yates
   shuffle of the 11 forest ids, of the 16 special event ids and of the 128 cards listed in type
   order; then the Meadow is dealt (positions 0..7), then hands of 5, 6, 7, 8 from the first
@@ -330,6 +331,7 @@ class ReferenceGame:
         year = options & 3
         self.rug_year = 1 if year == 0 else year
         self.fool_bonuses = bool(options & 4)  # option fool_bonuses
+        self.pass_anytime = bool(options & 8)  # option pass_anytime (EVD-E1 read literally)
         self.step_count = 0
         self.turn_count = 0
         self.terminated = False
@@ -836,7 +838,7 @@ class ReferenceGame:
         return choice
 
     def turn_actions(self, p):
-        """EVD-T1: place a worker, play a card, prepare for season; or pass (EVD-E1)."""
+        """EVD-T1: place a worker, play a card, prepare for season; or pass (autumn, EVD-E1)."""
         pl = self.players[p]
         actions = []
         if W_FREE in pl.workers:
@@ -849,7 +851,8 @@ class ReferenceGame:
                 actions.append(A_PLAY_MEADOW + i)
         if pl.season < AUTUMN and W_FREE not in pl.workers:
             actions.append(A_PREPARE)  # EVD-F1, EVD-F5
-        actions.append(A_PASS)
+        if pl.season == AUTUMN or self.pass_anytime:
+            actions.append(A_PASS)  # EVD-E1: a player passes once they have reached autumn
         return sorted(actions)
 
     def refresh_turn(self):

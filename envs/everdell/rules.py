@@ -162,6 +162,7 @@ F_MEADOW_PICK = _L["forest_take_2_meadow_play_1_discounted"]
 # ---- options (packed by envs/everdell/spec.py) -----------------------------------------------
 OPTION_YEAR_SHIFT = 0  # bits 0-1: Rugwort's year 1..3 (0 means 1)
 OPTION_FOOL_BONUSES = 4  # bit 2: Historian / Shopkeeper pay for a Fool sent to an opponent
+OPTION_PASS_ANYTIME = 8  # bit 3: the literal "pass at any time" reading of EVD-E1
 
 # ---- actions ---------------------------------------------------------------------------------
 # Turn actions (EVD-T1) first, then the sub-decision groups. Location groups are reused by
@@ -271,6 +272,7 @@ STATE_DTYPE = np.dtype(
         ("score", np.int16, (MAXP,)),
         ("rug_year", np.int8),
         ("opt_fool_bonuses", np.int8),  # option fool_bonuses (docs/everdell.md, Options)
+        ("opt_pass_anytime", np.int8),  # option pass_anytime (EVD-E1's literal reading)
         # cards
         ("deck", np.int8, (DECK_SIZE,)),  # top = deck[deck_n - 1]
         ("deck_n", np.int16),
@@ -947,7 +949,7 @@ def _all_deployed(s, p):
 
 @kernel
 def _turn_mask(s, p):
-    """EVD-T1: place a worker, play a card, prepare for season, or pass (EVD-E1)."""
+    """EVD-T1: place a worker, play a card, prepare for season, or pass (autumn, EVD-E1)."""
     mask = s.pend_mask
     mask[:] = 0
     if _free_worker(s, p) >= 0:
@@ -960,7 +962,10 @@ def _turn_mask(s, p):
             mask[A_PLAY_MEADOW + i] = 1
     if s.season[p] < AUTUMN and _all_deployed(s, p):
         mask[A_PREPARE] = 1  # EVD-F1, EVD-F5
-    mask[A_PASS] = 1
+    # EVD-E1: passing only once p has reached autumn. Before it the mask is never empty: a
+    # free worker can go to the Haven, and with every worker deployed prepare is legal.
+    if s.season[p] == AUTUMN or s.opt_pass_anytime:
+        mask[A_PASS] = 1
 
 
 # ---- turn actions ----------------------------------------------------------------------------
@@ -2559,6 +2564,7 @@ def init_game(states, g, num_players, key, options=0):
     year = options & 3
     s.rug_year = 1 if year == 0 else year
     s.opt_fool_bonuses = 1 if options & OPTION_FOOL_BONUSES else 0
+    s.opt_pass_anytime = 1 if options & OPTION_PASS_ANYTIME else 0
     s.num_players = num_players
     seats = 2 if num_players == 1 else num_players
     s.seats = seats

@@ -57,7 +57,7 @@ from envs.everdell import data as D
 from envs.everdell import rules as R
 
 GAME_NAME = "everdell"
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: option pass_anytime; passing only from autumn (EVD-E1)
 
 TOP_KEYS = (
     "game",
@@ -86,7 +86,7 @@ TOP_KEYS = (
     "leftovers",
     "rng",
 )
-OPTION_KEYS = ("rug_year", "fool_bonuses")
+OPTION_KEYS = ("rug_year", "fool_bonuses", "pass_anytime")
 PLAYER_KEYS = (
     "hand",
     "hand_size",
@@ -367,6 +367,7 @@ def _check_representable(s):
         "wperm",
         "city_occupied",
         "opt_fool_bonuses",
+        "opt_pass_anytime",
     ):
         _check_codes(s[field], field, 0, 1)
     for field in ("meadow", "city", "city_jail"):
@@ -447,6 +448,7 @@ def to_dict(states: np.ndarray, g: int) -> dict:
         "options": {
             "rug_year": int(s["rug_year"]),
             "fool_bonuses": bool(s["opt_fool_bonuses"]),
+            "pass_anytime": bool(s["opt_pass_anytime"]),
         },
         "first_player": int(s["first_player"]),
         "turn_player": int(s["turn_player"]),
@@ -574,6 +576,7 @@ def _read_header(snap: dict, s) -> int:
     options = _obj(snap["options"], "options", OPTION_KEYS)
     s["rug_year"] = _int(options["rug_year"], "options.rug_year", 1, 3, "Rugwort's year")
     s["opt_fool_bonuses"] = _bool(options["fool_bonuses"], "options.fool_bonuses")
+    s["opt_pass_anytime"] = _bool(options["pass_anytime"], "options.pass_anytime")
     rng_text = _str(snap["rng"], "rng")
     if not _RNG_PATTERN.fullmatch(rng_text):
         _fail("rng", f"expected '0x' and 1-16 hex digits, got {rng_text!r}")
@@ -979,8 +982,11 @@ def _read_pending(raw, s, n: int):
         if not any(lo <= a < hi for lo, hi in KIND_ACTIONS[kind]):
             _fail("pending.legal", f"action {a} is not a {name} choice")
         s["pend_mask"][a] = 1
-    if kind == R.PK_TURN and R.A_PASS not in legal:
-        _fail("pending.legal", f"passing (action {R.A_PASS}) is always a turn choice (EVD-E1)")
+    if kind == R.PK_TURN:
+        may_pass = int(s["season"][p]) == R.AUTUMN or bool(s["opt_pass_anytime"])  # EVD-E1
+        if may_pass != (R.A_PASS in legal):
+            when = "a turn choice" if may_pass else "not legal before autumn"
+            _fail("pending.legal", f"passing (action {R.A_PASS}) is {when} (EVD-E1)")
     if kind != R.PK_TURN and len(legal) < 2:
         # The kernel takes a decision with one legal action at once.
         _fail("pending.legal", f"a {name} decision has at least 2 legal actions")

@@ -10,6 +10,7 @@ OPTIONS = {
     # Solo only: Rugwort the Rascal (1), the Rotten (2), the Rapscallion (3); None means 1.
     "rugwort_year": None,
     "fool_bonuses": False,  # Historian / Shopkeeper pay for a Fool sent to an opponent
+    "pass_anytime": False,  # EVD-E1 read literally: pass from the first turn, not from autumn
 }
 
 
@@ -27,6 +28,8 @@ def encode_options(options: dict, num_players: int) -> int:
     code = year << rules.OPTION_YEAR_SHIFT
     if check_choice("everdell", "fool_bonuses", options["fool_bonuses"], (False, True)):
         code |= rules.OPTION_FOOL_BONUSES
+    if check_choice("everdell", "pass_anytime", options["pass_anytime"], (False, True)):
+        code |= rules.OPTION_PASS_ANYTIME
     return code
 
 
