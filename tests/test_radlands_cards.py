@@ -1273,6 +1273,108 @@ def test_high_ground_rearranges_then_the_opponent_is_unprotected_this_turn():
     assert (1, 0, 0) not in targets(states)  # over at the end of that turn
 
 
+def test_high_ground_swaps_people_between_two_full_columns():
+    """High Ground, "rearrange your people as you like" (subtleties §16): with all six places
+    full, a person dropped on the place of a person in another full column swaps with it."""
+    states = position(turn=1)
+    fill_board(states, 0)
+    resolve_at_turn_start(states, "high_ground")
+    act(states, target(0, 0, 1))  # lift the Muse
+    # its own column has room again; each person of the two other full columns is a swap
+    assert places(states) == {(0, 1), (0, 2), (1, 1), (1, 2), (2, 1), (2, 2)}
+    act(states, place(1, 1))  # onto the Looter, who is lifted in turn
+    assert column(states, 0, 1) == ["garage", "muse", "pyromaniac"]
+    assert R.A_SKIP not in legal(states)  # the Looter must land somewhere
+    act(states, place(0, 1), R.A_SKIP)
+    assert column(states, 0, 0) == ["railgun", "looter", "scout"]
+    assert deciding(states) == (R.PHASE_ACTIONS, 0)
+
+
+def _arrangement(states):
+    s = states[0]
+    return tuple(
+        tuple(int(u) for u in s["ent_uid"][0, c, : int(s["col_len"][0, c])]) for c in range(3)
+    )
+
+
+def _rearrangements(states):
+    """Every arrangement of player 0's people High Ground can end in, by a search over its
+    decisions from ``states`` (a REARRANGE step waiting for a pick); each node is reached
+    with its fewest drops, which leaves it the most options (MAX_REARRANGE)."""
+    from collections import deque
+
+    start = states.copy()
+    seen = {(_arrangement(start), 0)}
+    finals = set()
+    todo = deque([start])
+    while todo:
+        node = todo.popleft()
+        for a in sorted(legal(node)):
+            nxt = node.copy()
+            R.apply_action(nxt, 0, a)
+            if a == R.A_SKIP or nxt[0]["phase"] != R.PHASE_DECISION:
+                finals.add(_arrangement(nxt if a != R.A_SKIP else node))
+                continue
+            key = (_arrangement(nxt), int(nxt[0]["lift_uid"]))
+            if key in seen:
+                continue
+            seen.add(key)
+            if R.A_PLACE <= a < R.A_CHOOSE:
+                todo.append(nxt)  # one more drop
+            else:
+                todo.appendleft(nxt)  # a pick costs no drop
+    return finals
+
+
+def _all_arrangements(camp_uids, people, spaces):
+    """Every legal arrangement (docs board model): each column holds at most 2 of
+    ``people``; the camp on space j has between n + j - 2 and j of them behind it."""
+    from itertools import permutations, product
+
+    out = set()
+    for cols in product(range(3), repeat=len(people)):
+        if any(cols.count(c) > 2 for c in range(3)):
+            continue
+        groups = [[u for u, c in zip(people, cols, strict=True) if c == k] for k in range(3)]
+        options = []
+        for c, group in enumerate(groups):
+            n, j = len(group), spaces[c]
+            column = set()
+            for order in permutations(group):
+                for behind in range(max(0, n + j - 2), min(j, n) + 1):
+                    column.add(order[:behind] + (camp_uids[c],) + order[behind:])
+            options.append(column)
+        out.update(product(*options))
+    return out
+
+
+def test_high_ground_reaches_every_arrangement_of_a_full_board():
+    """Every arrangement of six people (two per column, 720 of them) is reachable within
+    MAX_REARRANGE drops."""
+    states = position(turn=1)
+    fill_board(states, 0)
+    resolve_at_turn_start(states, "high_ground")
+    people = sorted(int(u) for u in states[0]["ent_uid"][0].ravel() if u >= 7)
+    expected = _all_arrangements((1, 2, 3), people, (0, 0, 0))
+    assert len(expected) == 720
+    assert _rearrangements(states) == expected
+
+
+def test_high_ground_reaches_every_arrangement_around_a_moved_juggernaut():
+    """Three people, a Juggernaut on space 1 (subtleties §15): every arrangement with at most
+    two per column, on either side of the Juggernaut, is reachable."""
+    states = position(camps0=camps("juggernaut"), turn=1)
+    states[0]["juggernaut_moves"][0] = 1
+    put(states, 0, 0, "muse", index=0)  # behind the Juggernaut
+    put(states, 0, 1, "scout")
+    put(states, 0, 1, "looter")
+    resolve_at_turn_start(states, "high_ground")
+    people = sorted(int(u) for u in states[0]["ent_uid"][0].ravel() if u >= 7)
+    expected = _all_arrangements((1, 2, 3), people, (1, 0, 0))
+    assert len(expected) > 42  # more than without the Juggernaut: its two sides differ
+    assert _rearrangements(states) == expected
+
+
 def test_interrogate_draws_four_keeps_one_of_them():
     states = position(water=1)
     give(states, 0, "interrogate")

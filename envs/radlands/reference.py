@@ -1235,7 +1235,11 @@ class ReferenceGame:
         yield from ()
 
     def _op_rearrange(self, arg, owner, decider, src, ctx):
-        for _ in range(MAX_REARRANGE):
+        # "Rearrange your people as you like": a person dropped where a full column has a
+        # person swaps places with it and that one is moved next, so full columns can trade
+        # people. At most MAX_REARRANGE drops, the last one into a free spot.
+        drops = 0
+        while drops < MAX_REARRANGE:
             people = self._people(owner)
             if not people:
                 return
@@ -1244,9 +1248,25 @@ class ReferenceGame:
                 return
             self._remove(card)
             self.lifted = card
-            spot = yield from self._ask_place(owner, self._placements(owner))
-            self.lifted = None
-            self._insert(owner, spot[0], spot[1], card)
+            while self.lifted is not None:
+                free = self._placements(owner)
+                swaps = []
+                if drops + 1 < MAX_REARRANGE:
+                    swaps = [
+                        (c, i)
+                        for c, col in enumerate(self.players[owner].columns)
+                        if self._people_in(owner, c) == 2
+                        for i, other in enumerate(col)
+                        if not other.is_camp
+                    ]
+                c, i = yield from self._ask_place(owner, free + swaps)
+                drops += 1
+                if (c, i) in swaps:
+                    col = self.players[owner].columns[c]
+                    col[i], self.lifted = self.lifted, col[i]
+                else:
+                    self._insert(owner, c, i, self.lifted)
+                    self.lifted = None
 
     # -- camps with their own machinery
 

@@ -1136,6 +1136,50 @@ def _drop(s, p, c, i):
 
 
 @kernel
+def _swap_lifted(s, p, c, i):
+    """The lifted person takes the place of person (p, c, i), who is lifted instead."""
+    t = s.ent_type[p, c, i]
+    uid = s.ent_uid[p, c, i]
+    damaged = s.ent_damaged[p, c, i]
+    punk = s.ent_punk[p, c, i]
+    not_ready = s.ent_not_ready[p, c, i]
+    used_once = s.ent_used_once[p, c, i]
+    s.ent_type[p, c, i] = s.lift_type
+    s.ent_uid[p, c, i] = s.lift_uid
+    s.ent_damaged[p, c, i] = s.lift_damaged
+    s.ent_punk[p, c, i] = s.lift_punk
+    s.ent_not_ready[p, c, i] = s.lift_not_ready
+    s.ent_used_once[p, c, i] = s.lift_used_once
+    s.lift_type = t
+    s.lift_uid = uid
+    s.lift_damaged = damaged
+    s.lift_punk = punk
+    s.lift_not_ready = not_ready
+    s.lift_used_once = used_once
+
+
+@kernel
+def _fill_rearrange_places(s, owner, drops, mask):
+    """High Ground's PLACE options: any free spot, or (while a drop is left after this one,
+    MAX_REARRANGE) the place of a person in a full column, who is then lifted."""
+    count = _fill_placements(s, owner, -1, 0, mask)
+    if drops + 1 < MAX_REARRANGE:
+        for c in range(COLS):
+            if s.col_len[owner, c] == DEPTH:
+                for i in range(DEPTH):
+                    if s.ent_kind[owner, c, i] == PERSON:
+                        mask[A_PLACE + c * 3 + i] = 1
+                        count += 1
+    return count
+
+
+@kernel
+def _offer_rearrange_places(s, d, owner):
+    _fill_rearrange_places(s, owner, s.fr_aux[d], s.pend_mask)
+    return _wait(s, owner, False)
+
+
+@kernel
 def _step_possible(s, prog, pc, owner, src):
     op = CODE[prog, pc, 0]
     if op == OP_RESTORE or op == OP_DAMAGE:
@@ -1582,17 +1626,24 @@ def _exec(s, d, action):
         return DONE
 
     if op == OP_REARRANGE:
-        # stage 0: pick a person of yours (or SKIP to stop); stage 1: where it goes
+        # stage 0: pick a person of yours (or SKIP to stop); stage 1: where it goes. Dropped
+        # into a full column it takes the place of a person there, who is lifted in turn, so
+        # full columns can swap people ("rearrange as you like"). fr_aux counts the drops.
         if action == A_SKIP:
             _next(s, d)
             return DONE
         if stage == 1 and action >= 0:
-            _drop(s, owner, (action - A_PLACE) // 3, (action - A_PLACE) % 3)
+            c = (action - A_PLACE) // 3
+            i = (action - A_PLACE) % 3
             s.fr_aux[d] += 1
+            s.pend_mask[:] = 0
+            if s.col_len[owner, c] == DEPTH:
+                _swap_lifted(s, owner, c, i)
+                return _offer_rearrange_places(s, d, owner)
+            _drop(s, owner, c, i)
             s.fr_stage[d] = 0
             stage = 0
             action = -1
-            s.pend_mask[:] = 0
         if stage == 0:
             if action < 0:
                 if s.fr_aux[d] >= MAX_REARRANGE:
@@ -1606,8 +1657,7 @@ def _exec(s, d, action):
             _lift(s, owner, (pos % 9) // 3, pos % 3)
             s.fr_stage[d] = 1
             s.pend_mask[:] = 0
-        _fill_placements(s, owner, -1, 0, s.pend_mask)
-        return _wait(s, owner, False)
+        return _offer_rearrange_places(s, d, owner)
 
     # -- choices -------------------------------------------------------------------------------
     if op == OP_CHOOSE:

@@ -878,6 +878,11 @@ def _camp_index_after_place(s, p: int, c: int, i: int) -> int:
     return -1
 
 
+def _swaps_with(s, p: int, c: int, i: int) -> bool:
+    """High Ground: PLACE on person (p, c, i) of a full column swaps the lifted one in."""
+    return int(s["col_len"][p, c]) == DEPTH and s["ent_kind"][p, c, i] == PERSON
+
+
 def _check_camp_place(s, p: int, c: int, path: str):
     # docs "board model": a camp on space j has at most j people behind it and at most
     # 2 - j in front (subtleties §15)
@@ -1262,7 +1267,8 @@ def _check_pending(s):
                 raise SnapshotError(f"{where} points at an empty place")
         elif A_PLACE <= a < A_CHOOSE:
             c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
-            if _camp_index_after_place(s, me, c, i) < 0:
+            swap = op == _OP["REARRANGE"] and _swaps_with(s, me, c, i)
+            if not swap and _camp_index_after_place(s, me, c, i) < 0:
                 raise SnapshotError(f"{where} is not a legal place (RAD-A1, RAD-A2)")
         elif A_CHOOSE <= a < A_SELECT_HAND:
             revealing = op in (_OP["MILL_JUNK"], _OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"])
@@ -1427,6 +1433,9 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     if a < A_CHOOSE:
         c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
         what = _placing_text(s, op, d)
+        if op == _OP["REARRANGE"] and _swaps_with(s, me, c, i):
+            name = _short_name(s, me, c, i)
+            return f"place {what} in col {c + 1} pos {i + 1} in place of {name}, lifting {name}"
         behind = _camp_index_after_place(s, me, c, i)
         n = int(s["col_len"][me, c])
         if behind < 0:
