@@ -14,6 +14,7 @@ from envs.endeavor import rules as R
 from envs.endeavor.snapshot import (
     PHASES,
     SUB_STEPS,
+    _merchant_goods_left,
     action_to_string,
     from_dict,
     render,
@@ -274,6 +275,102 @@ def test_an_illegal_role_pick_is_refused_and_changes_nothing(positions):
         with pytest.raises(IllegalActionError):
             env.step(R.A_ROLE + r)
         assert env.to_dict() == before
+
+
+# ---- counters bounded by what the game can reach (issue 10.3) ---------------------------------
+
+
+def _merchant_to_act(s):
+    return (
+        s["phase"] == R.PH_ROLE
+        and s["sub"] == R.SUB_MAIN
+        and s["role"][s["current_player"]] == R.MERCHANT
+        and s["round"] >= 2
+    )
+
+
+def _goods_after(snap, p, total):
+    """``snap`` with player p holding ``total`` goods, all of one kind (any kind pays, END-G)."""
+    snap = copy.deepcopy(snap)
+    snap["players"][p]["goods"] = {g: (total if g == "tea" else 0) for g in D.GOODS}
+    return snap
+
+
+@pytest.mark.parametrize(
+    "field, path",
+    [
+        ("pool", ("players", 0, "pool")),
+        ("lost", ("players", 0, "lost")),
+        ("goods", ("players", 0, "goods", "tea")),
+        ("ships", ("players", 0, "ships", "india")),
+        ("score", ("players", 0, "score")),
+        ("strength", ("execution", "strength")),
+    ],
+)
+def test_int16_sized_counters_are_refused_above_what_the_game_reaches(positions, field, path):
+    """Issue 10.3: 32767 (the int16 maximum, accepted before for goods, pool, lost, score and
+    strength) and the first value above each bound are refused, naming the field."""
+    snap = to_dict(_first(positions, _merchant_to_act), 0)
+    bound = {
+        "pool": R.MAX_TOKENS,
+        "lost": R.MAX_TOKENS,
+        "goods": R.MAX_GOODS,
+        "ships": R.MAX_TOKENS,
+        "score": R.MAX_SCORE,
+        "strength": R.MAX_STRENGTH,
+    }[field]
+    assert bound < np.iinfo(np.int16).max // 2
+    for value in (bound + 1, int(np.iinfo(np.int16).max)):
+        bad = _set(*path, value)
+        mutated = copy.deepcopy(snap)
+        bad(mutated)
+        where = f"players[0].{field}" if path[0] == "players" else "execution.strength"
+        with pytest.raises(SnapshotError, match=re.escape(where)):
+            from_dict(mutated)
+
+
+def test_goods_are_bounded_by_the_merchant_actions_so_far(positions):
+    """Issue 10.3 (END-A2, END-O1): before a player's role of round r, at most r - 1 Merchant
+    actions of at most GOODS_PER_ROUND_MAX goods each; once it has begun, r."""
+    states = _first(positions, _merchant_to_act)
+    s = states[0]
+    snap = to_dict(states, 0)
+    r, p = int(s["round"]), int(s["current_player"])
+    # p's Merchant action has begun; what it may still add counts against this round's share
+    most = R.GOODS_PER_ROUND_MAX * r - _merchant_goods_left(s, p)
+    from_dict(_goods_after(snap, p, most))
+    with pytest.raises(SnapshotError, match=rf"players\[{p}\]\.goods.*at most {most}"):
+        from_dict(_goods_after(snap, p, most + 1))
+    waiting = [int(q) for q in s["exec_order"][int(s["exec_index"]) + 1 : int(s["num_players"])]]
+    for q in waiting:  # not begun yet: one Merchant action fewer
+        from_dict(_goods_after(snap, q, R.GOODS_PER_ROUND_MAX * (r - 1)))
+        with pytest.raises(SnapshotError, match=rf"players\[{q}\]\.goods"):
+            from_dict(_goods_after(snap, q, R.GOODS_PER_ROUND_MAX * (r - 1) + 1))
+    assert waiting
+    assert R.MAX_GOODS == R.ROUND_LIMIT * R.GOODS_PER_ROUND_MAX < np.iinfo(np.int16).max
+
+
+def test_no_accepted_goods_count_overflows_or_goes_stale_on_legal_steps(positions):
+    """Issue 10.3: from snapshots whose players hold the most goods allowed, every legal step
+    keeps goods non-negative, within MAX_GOODS and loadable again (the bound is kept by play)."""
+    rng = np.random.default_rng(11)
+    starts = [st for st in positions if _merchant_to_act(st[0])][:4]
+    assert starts
+    for states in starts:
+        snap = to_dict(states, 0)
+        s0 = states[0]
+        executing = [int(x) for x in s0["exec_order"][: int(s0["exec_index"]) + 1]]
+        for p in range(int(s0["num_players"])):
+            most = R.GOODS_PER_ROUND_MAX * (int(s0["round"]) - 1 + (p in executing))
+            if p == int(s0["current_player"]):
+                most -= _merchant_goods_left(s0, p)
+            snap = _goods_after(snap, p, most)
+        loaded = from_dict(snap)
+        while not _over(loaded):
+            R.apply_action(loaded, 0, int(rng.choice(_legal(loaded))))
+            goods = loaded[0]["goods"]
+            assert goods.min() >= 0 and goods.sum(axis=1).max() <= R.MAX_GOODS
+            assert from_dict(to_dict(loaded, 0)).tobytes() == loaded.tobytes()
 
 
 def test_a_reused_record_round_trips():

@@ -31,6 +31,22 @@ B_MARKET = D.BUILDING_MARKET
 ROUND_LIMIT = D.ROUND_LIMIT
 UPGRADE_COST = D.UPGRADE_COST
 MAX_TOKENS = 40  # largest token count a player can put on a role (18 + every extra_tokens card)
+# Bounds of the int16 counters (issue 10.3): snapshots refuse more, so no legal step can wrap.
+# Strength: every token on the role plus one per role-bonus card on the board (END-O4, END-B1).
+MAX_STRENGTH = MAX_TOKENS + BOARD
+# Goods one Merchant action can add (END-A2, END-B2): the home port's good, 2 from each marker
+# city (upgraded), 1 per extra_good card on the board. A player executes one role a round
+# (END-O1), so after r Merchant opportunities a player holds at most r times this (Governor
+# payments only spend), and at most ROUND_LIMIT times it in any game (END-E4).
+GOODS_PER_ROUND_MAX = 1 + 2 * MARKERS + BOARD  # 16
+MAX_GOODS = ROUND_LIMIT * GOODS_PER_ROUND_MAX  # 192, far below the int16 maximum
+# END-E2: marker cities (+1 if upgraded), each board card's points plus at most one point per
+# marker city for a region-points card, 1 per 3 goods.
+_CARD_POINTS_MAX = max(int(D.CITY_POINTS.max()), int(D.EMPIRE_POINTS.max()))
+_CARD_POINTS_MAX = max(_CARD_POINTS_MAX, int(D.BUILDING_POINTS.max()))
+MAX_SCORE = (
+    MARKERS * (int(D.CITY_POINTS.max()) + 1) + BOARD * (_CARD_POINTS_MAX + MARKERS) + MAX_GOODS // 3
+)
 STEP_CAP = 20000  # engine guard; no END rule
 CITIES_PER_REGION = D.CITIES_PER_REGION
 

@@ -113,9 +113,6 @@ GOODS = D.GOODS
 ROLES = D.ROLES
 
 _RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
-_INT16_MAX = int(np.iinfo(np.int16).max)
-_INT16_MIN = int(np.iinfo(np.int16).min)
-_INT8_MAX = int(np.iinfo(np.int8).max)
 _CARD_KEYS = {"city": D.CITY_KEYS, "building": D.BUILDING_KEYS, "empire": D.EMPIRE_KEYS}
 _CARD_INDEX = {"city": D.CITY_ID, "building": D.BUILDING_ID, "empire": D.EMPIRE_ID}
 _CARD_NAMES = {"city": D.CITY_NAMES, "building": D.BUILDING_NAMES, "empire": D.EMPIRE_NAMES}
@@ -501,6 +498,7 @@ def from_dict(snapshot: dict) -> np.ndarray:
     _check_players(s, n)
     _check_regions(s, n)
     _check_phase(s, n)
+    _check_goods(s, n)
     _check_end(states, n)
     _check_legal(states)
     return states
@@ -575,13 +573,14 @@ def _read_header(snap: dict, s) -> int:
 def _read_player(raw, s, p: int, n: int, places: _Places):
     path = f"players[{p}]"
     player = _obj(raw, path, PLAYER_KEYS)
-    s["pool"][p] = _int(player["pool"], f"{path}.pool", 0, _INT16_MAX, "tokens")
-    s["lost"][p] = _int(player["lost"], f"{path}.lost", 0, _INT16_MAX, "tokens")
+    # Issue 10.3: counters are bounded by what the game can reach (rules.MAX_*), not by int16.
+    s["pool"][p] = _int(player["pool"], f"{path}.pool", 0, R.MAX_TOKENS, "tokens")
+    s["lost"][p] = _int(player["lost"], f"{path}.lost", 0, R.MAX_TOKENS, "tokens")
     if player["role"] is not None:
         s["role"][p] = _named(player["role"], f"{path}.role", ROLES, "role")
     s["placed"][p] = _int(player["placed"], f"{path}.placed", 0, R.MAX_TOKENS, "tokens")
-    s["goods"][p] = _counts(player["goods"], f"{path}.goods", GOODS, _INT16_MAX)
-    s["ships"][p] = _counts(player["ships"], f"{path}.ships", REGIONS, _INT8_MAX)
+    s["goods"][p] = _counts(player["goods"], f"{path}.goods", GOODS, R.MAX_GOODS)
+    s["ships"][p] = _counts(player["ships"], f"{path}.ships", REGIONS, R.MAX_TOKENS)
     if s["ships"][p, R.EUROPE]:
         _fail(f"{path}.ships.europe", "ships are never sent to Europe (END-R4)")
     board = _list(player["board"], f"{path}.board", most=R.BOARD)  # END-B1
@@ -598,7 +597,7 @@ def _read_player(raw, s, p: int, n: int, places: _Places):
         places.put("empire", e, f"{path}.empire_hand")
         s["empire_hand"][p, e] = 1
     _read_roles(player["roles"], s, p)
-    s["score"][p] = _int(player["score"], f"{path}.score", _INT16_MIN, _INT16_MAX, "score")
+    s["score"][p] = _int(player["score"], f"{path}.score", 0, R.MAX_SCORE, "score")
 
 
 def _read_roles(raw, s, p: int):
@@ -695,7 +694,7 @@ def _read_piles(snap: dict, s, places: _Places):
 
 def _read_execution(raw, s):
     ex = _obj(raw, "execution", EXECUTION_KEYS)
-    s["strength"] = _int(ex["strength"], "execution.strength", 0, _INT16_MAX, "strength")
+    s["strength"] = _int(ex["strength"], "execution.strength", 0, R.MAX_STRENGTH, "strength")
     s["used"] = _int(ex["used"], "execution.used", 0, R.MAX_TOKENS, "count")
     s["took_goods"] = _bool(ex["took_goods"], "execution.took_goods")
     bits = 0
@@ -931,6 +930,38 @@ def _check_phase(s, n: int):
     if phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
         if not s["empire_deck_n"] or not int(s["region_deck_n"].sum()):
             _fail("round", "a round starts only while the city and empire decks last (END-E1)")
+
+
+def _merchant_goods_left(s, p: int) -> int:
+    """Goods the Merchant action p is executing may still add (END-A2, END-B2): the home port's
+    good unless taken, each own city not yet used (2 if upgraded), the extra_good cards."""
+    left = int(not s["home_used"] or s["sub"] == R.SUB_HOME_GOOD)
+    for k in range(R.N_SLOTS):
+        if s["slot_owner"][k] == p and not (int(s["city_used"]) >> k) & 1:
+            left += 2 if s["slot_upgraded"][k] else 1
+    return left + sum(_ability(*card)[0] == D.ABILITY_EXTRA_GOOD for card in _board(s, p))
+
+
+def _check_goods(s, n: int):
+    """Issue 10.3 (END-A2, END-O1): goods come only from one's own Merchant action, at most
+    rules.GOODS_PER_ROUND_MAX a round, so a player holds at most that many per round whose role
+    has begun, less what a Merchant action under way may still add. Every legal step keeps this
+    bound, and goods (int16) stay at most rules.MAX_GOODS."""
+    r, phase = int(s["round"]), int(s["phase"])
+    index = int(s["exec_index"])
+    begun = [int(x) for x in s["exec_order"][: index + 1]] if phase == R.PH_ROLE else []
+    for p in range(n):
+        actions = r - 1 + (phase == R.PH_OVER or p in begun)
+        most = R.GOODS_PER_ROUND_MAX * actions
+        if phase == R.PH_ROLE and p == int(s["current_player"]) and s["role"][p] == R.MERCHANT:
+            most -= _merchant_goods_left(s, p)
+        held = int(s["goods"][p].sum())
+        if held > most:
+            _fail(
+                f"players[{p}].goods",
+                f"{held} goods, at most {most} after {actions} Merchant action(s) of at most "
+                f"{R.GOODS_PER_ROUND_MAX} goods each (END-A2, END-O1)",
+            )
 
 
 def _check_hand_size(s, p: int, size: int):
