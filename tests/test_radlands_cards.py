@@ -571,6 +571,28 @@ def test_parachute_base_plays_uses_and_damages():
     assert column(states, 0, 1) == ["garage", "sniper"] and s["ent_damaged"][0, 1, 1] == 1
 
 
+def test_parachute_base_needs_a_target_for_the_dropped_persons_ability():
+    """docs "usable" (subtleties §5): Parachute Base is not usable when the person it would
+    drop has no legal target, rather than dropping it for its play cost alone."""
+    states = position(camps0=camps("parachute_base"), water=3)
+    give(states, 0, "assassin")  # destroys an unprotected enemy person: there is none
+    give(states, 0, "doomsayer")  # needs an opponent event: the queue is empty
+    assert use(0, 0) not in legal(states)
+    with_enemy = states.copy()
+    put(with_enemy, 1, 0, "muse")
+    act(with_enemy, use(0, 0))
+    assert {a for a in legal(with_enemy) if a >= R.A_SELECT_HAND} == {select_hand("assassin")}
+
+
+def test_parachute_base_drops_cult_leader_who_may_sacrifice_himself():
+    """Cult Leader's "destroy one of your people" can pick himself (subtleties §16), so with
+    no other person of yours he still has a target once dropped."""
+    states = position(camps0=camps("parachute_base"), water=3)
+    give(states, 0, "cult_leader")
+    act(states, use(0, 0), select_hand("cult_leader"), place(1, 1))
+    assert targets(states) == {(0, 1, 1)}
+
+
 def test_parachute_base_destroys_a_wounded_soldier():
     """Wounded Soldier damages itself on entry, so the final damage destroys it."""
     states = position(camps0=camps("parachute_base"), water=2)

@@ -1409,7 +1409,20 @@ class ReferenceGame:
             if hand[t]
             and self._cheapest_ability(t) >= 0
             and self._can_play_person(owner, t, self.water - self._cheapest_ability(t))
+            and self._dropped_ability_usable(owner, t)
         ]
+
+    def _dropped_ability_usable(self, owner, ptype):
+        """docs "usable", for the person Parachute Base would drop, judged on the board before
+        the drop; a sacrifice of one's own person (Cult Leader) may pick the newcomer."""
+        for steps, _ in PERSON_ABILITIES[ptype]:
+            if id(steps) in PRICELESS:
+                continue
+            if steps[0][:2] == ("DESTROY", T["OWN_PERSON"]):
+                return True
+            if self._usable(steps, owner, None):
+                return True
+        return False
 
     def _op_parachute(self, arg, owner, decider, src, ctx):
         candidates = self._parachute_candidates(owner)

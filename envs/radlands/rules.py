@@ -931,10 +931,29 @@ def _cheapest_ability(t):
 
 
 @kernel
+def _parachute_usable(s, p, t):
+    """Whether a person of type t dropped by Parachute Base would have a usable ability: the
+    engine's rule for abilities (docs "usable"), judged on the board before the drop. Cult
+    Leader's sacrifice may pick himself, so it always has a target."""
+    for k in range(PERSON_N_ABILITIES[t]):
+        prog = PERSON_PROG[t, k]
+        if PERSON_ABILITY_COST[t, k] == VARIABLE:
+            continue
+        if CODE[prog, 0, 0] == OP_DESTROY and CODE[prog, 0, 1] == T_OWN_PERSON:
+            return True
+        if _simple_usable(s, prog, p, 0):
+            return True
+    return False
+
+
+@kernel
 def _parachute_ok(s, p, t):
-    # Parachute Base pays the play cost and then an ability cost: both must fit
+    # Parachute Base pays the play cost and then an ability cost: both must fit, and the
+    # ability must have a legal target (issue: no drop for the play cost alone)
     best = _cheapest_ability(t)
-    return s.hand[p, t] > 0 and best < 1000 and _can_play_person(s, p, t, s.water - best)
+    if s.hand[p, t] <= 0 or best >= 1000 or not _can_play_person(s, p, t, s.water - best):
+        return False
+    return _parachute_usable(s, p, t)
 
 
 @kernel
