@@ -591,6 +591,11 @@ def test_parachute_base_drops_cult_leader_who_may_sacrifice_himself():
     give(states, 0, "cult_leader")
     act(states, use(0, 0), select_hand("cult_leader"), place(1, 1))
     assert targets(states) == {(0, 1, 1)}
+    # Rescue Team "may return itself" (subtleties §16): the same holds for its return
+    states = position(camps0=camps("parachute_base"), water=3)
+    give(states, 0, "rescue_team")
+    act(states, use(0, 0), select_hand("rescue_team"), place(1, 1))
+    assert targets(states) == {(0, 1, 1)}
 
 
 def test_parachute_base_destroys_a_wounded_soldier():

@@ -1414,11 +1414,13 @@ class ReferenceGame:
 
     def _dropped_ability_usable(self, owner, ptype):
         """docs "usable", for the person Parachute Base would drop, judged on the board before
-        the drop; a sacrifice of one's own person (Cult Leader) may pick the newcomer."""
+        the drop; a step on one of your own people (Cult Leader's sacrifice, Rescue Team's
+        return) may pick the newcomer itself."""
         for steps, _ in PERSON_ABILITIES[ptype]:
             if id(steps) in PRICELESS:
                 continue
-            if steps[0][:2] == ("DESTROY", T["OWN_PERSON"]):
+            op, arg, _ = steps[0]
+            if (op, arg) == ("DESTROY", T["OWN_PERSON"]) or op == "RETURN_TO_HAND":
                 return True
             if self._usable(steps, owner, None):
                 return True

@@ -934,7 +934,8 @@ def _cheapest_ability(t):
 def _parachute_usable(s, p, t):
     """Whether a person of type t dropped by Parachute Base would have a usable ability: the
     engine's rule for abilities (docs "usable"), judged on the board before the drop. Cult
-    Leader's sacrifice may pick himself, so it always has a target."""
+    Leader's sacrifice may pick himself (and Rescue Team may return itself: RETURN_TO_HAND
+    is always usable below), so they always have a target."""
     for k in range(PERSON_N_ABILITIES[t]):
         prog = PERSON_PROG[t, k]
         if PERSON_ABILITY_COST[t, k] == VARIABLE:
