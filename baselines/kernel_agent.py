@@ -9,6 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 
+def _writable(array, dtype) -> np.ndarray:
+    """A C-contiguous array of ``dtype`` that Numba types like every other call: a read-only
+    view (e.g. ``batch.legal_mask``) would compile a second specialisation of the policy."""
+    out = np.ascontiguousarray(array, dtype=dtype)
+    return out if out.flags.writeable else out.copy()
+
+
 class KernelAgent:
     obs_size: int
     num_actions: int
@@ -17,8 +24,8 @@ class KernelAgent:
 
     def act(self, observation: dict) -> int:
         """One action for an observation dict with ``observation`` and ``action_mask``."""
-        obs = np.ascontiguousarray(observation["observation"], dtype=np.float32)
-        mask = np.ascontiguousarray(observation["action_mask"], dtype=np.int8)
+        obs = _writable(observation["observation"], np.float32)
+        mask = _writable(observation["action_mask"], np.int8)
         self._check(obs.shape, mask.shape, 1)
         action = self.policy(obs, mask)
         if action < 0:
@@ -27,8 +34,8 @@ class KernelAgent:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row of (B, obs_size) observations and (B, num_actions) masks."""
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        masks = np.ascontiguousarray(masks, dtype=np.int8)
+        obs = _writable(observations, np.float32)
+        masks = _writable(masks, np.int8)
         self._check(obs.shape, masks.shape, 2)
         out = np.empty(obs.shape[0], dtype=np.int64)
         self.policy_batch(obs, masks, out)

@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     out = Path(args.out or ROOT / "benchmarks" / "results" / f"{args.game}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"plot written to {bench.plot(result, out.with_suffix('.png'))}", file=sys.stderr)
     print(json.dumps(result, indent=2))
     print(bench.format_summary(result), file=sys.stderr)
     print(f"written to {out}", file=sys.stderr)

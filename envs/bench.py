@@ -9,7 +9,7 @@
   no observation encoding), to show what the rules cost.
 - ``rollout``: complete uniform-random games played entirely inside the Numba kernel
   (``random_rollout``), per player count and thread count. A step is one sub-decision.
-- ``startup``: first-call compile time (a fresh process with an empty ``NUMBA_CACHE_DIR``)
+- ``startup``: first-call compile time (a fresh process with an empty ``MEEPLE_GYM_CACHE_DIR``)
   and warm start (a fresh process with that cache filled): import + make + reset + 1st step.
 - ``aec``: the PettingZoo loop (``agent_iter``/``last``/``step``) with random legal actions.
 - ``reference``: the slow pure-Python rules (where the game has one) on the same games.
@@ -284,7 +284,7 @@ print(json.dumps(out))
 
 def _run_fresh(game: str, num_players: int, mode: str, cache_dir: str) -> dict:
     root = str(Path(envs.__file__).resolve().parent.parent)
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=cache_dir)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     start = time.perf_counter()
     proc = subprocess.run(
@@ -527,3 +527,52 @@ def format_summary(result: dict) -> str:
             f"  {t['name']:<34} target {_fmt(t['target']):>10}  measured {value:>12}  {mark}"
         )
     return "\n".join(lines)
+
+
+def plot(result: dict, path) -> Path:
+    """A PNG of ``run_all``'s result: steps/s against batch size for each thread count
+    (``BatchEnv.step`` and the rules kernel alone), and rollout games/s per player count.
+    Needs matplotlib (``pip install meeple-gym[plot]``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise envs.OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
+    path = Path(path)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for key, style, label in (
+        ("batched_step", "-o", "BatchEnv.step"),
+        ("kernel_step", "--s", "kernel"),
+    ):
+        runs = result[key]["runs"]
+        for t in sorted({r["threads"] for r in runs}):
+            pts = sorted((r["batch_size"], r["steps_per_s"]) for r in runs if r["threads"] == t)
+            left.plot(*zip(*pts, strict=True), style, label=f"{label}, {t} thread{'s' * (t > 1)}")
+    left.set(xscale="log", yscale="log", xlabel="batch size (games)", ylabel="steps/s")
+    left.set_title(
+        f"{result['game']}: random self-play, {result['batched_step']['num_players']} players"
+    )
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=8)
+    runs = result["rollout"]["runs"]
+    players = sorted({r["num_players"] for r in runs})
+    threads = sorted({r["threads"] for r in runs})
+    width = 0.8 / len(threads)
+    for i, t in enumerate(threads):
+        rates = [
+            next((r["games_per_s"] for r in runs if r["num_players"] == n and r["threads"] == t), 0)
+            for n in players
+        ]
+        xs = [k + (i - (len(threads) - 1) / 2) * width for k in range(len(players))]
+        right.bar(xs, rates, width, label=f"{t} thread{'s' * (t > 1)}")
+    right.set_xticks(range(len(players)), [str(n) for n in players])
+    right.set(xlabel="players", ylabel="games/s")
+    right.set_title("in-kernel random_rollout (complete games)")
+    right.grid(True, axis="y", alpha=0.3)
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

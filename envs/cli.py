@@ -1,6 +1,7 @@
-"""The ``meeple`` command: ``arena``, ``eval`` and ``bench``.
+"""The ``meeple`` command: ``arena``, ``eval``, ``bench`` and ``warmup``.
 
     meeple arena [--games N] [--seed S] [--json]
+    meeple warmup [--game G ...] [--workers N] [--json]
     meeple eval --game century --players 2 --agents heuristic random --games 1000 --seed 0
     meeple bench --game century [--quick] [--json] [--out FILE]
 
@@ -12,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
-
-import numpy as np
+from pathlib import Path
 
 EXIT_USAGE = 2
 
@@ -32,46 +31,39 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _warm_up(task: tuple[str, str, int]) -> str:
-    """Compile (or load) one part of the kernels the arena uses; runs in a worker process."""
+def cmd_warmup(args) -> int:
     import envs
-    from baselines.evaluate import make_agent
-    from envs.core.sampling import policy_words, random_legal_actions
+    from envs.core import jit
+    from envs.core.warmup import warm
 
-    game, part, seed = task
-    batch = envs.make_batch(game, 2, 2, seed=seed)
-    if part == "rollout":
-        batch.random_rollout(2)
-        return game
-    obs = batch.reset()
-    actions = np.zeros(2, dtype=np.int64)
-    random_legal_actions(batch.legal_mask, policy_words(seed, 2), actions)
-    make_agent("heuristic", game, seed).act_batch(obs, batch.legal_mask)
-    batch.step(actions)
-    return game
-
-
-def _warm_all(games, seed: int) -> None:
-    """Numba compiles on one core, so compile the games' match kernels and rollout kernels
-    side by side in worker processes; each writes Numba's on-disk cache and the arena then
-    loads the machine code instead of compiling it one kernel after another."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    workers = os.cpu_count() or 1
-    if workers < 2:
-        return
-    tasks = [(g, "match", seed) for g in games] + [(g, "rollout", seed) for g in games]
-    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=get_context("spawn")) as pool:
-        list(pool.map(_warm_up, tasks))
+    games = args.game or envs.available_games()
+    for game in games:
+        envs.get_spec(game)  # fail fast on an unknown game
+    start = time.perf_counter()
+    seconds = warm(games, workers=args.workers, progress=not args.json)
+    result = {
+        "games": games,
+        "wall_s": time.perf_counter() - start,
+        "compile_s": seconds,
+        "cache": {g: str(jit.cache_dir(g)) for g in games},
+    }
+    if args.json:
+        _print_json(result)
+    else:
+        for game in games:
+            parts = ", ".join(f"{p} {t:.1f} s" for p, t in seconds[game].items())
+            print(f"{game:<10} {parts}")
+        print(f"all kernels cached in {result['wall_s']:.1f} s under {jit.cache_root()}")
+    return 0
 
 
 def cmd_arena(args) -> int:
     import envs
     from baselines.evaluate import play_match
+    from envs.core.warmup import ensure_warm
 
     rows = []
-    _warm_all(envs.available_games(), args.seed)
+    ensure_warm(envs.available_games())
     for game in envs.available_games():
         players = 2
         match = play_match(
@@ -113,8 +105,12 @@ def cmd_arena(args) -> int:
 
 
 def cmd_eval(args) -> int:
+    import envs
     from baselines.evaluate import play_match
+    from envs.core.warmup import ensure_warm
 
+    envs.get_spec(args.game)  # fail fast on an unknown game
+    ensure_warm([args.game])
     result = play_match(
         args.game, args.players, args.agents, args.games, args.seed, progress=not args.json
     )
@@ -139,8 +135,10 @@ def cmd_eval(args) -> int:
 def cmd_bench(args) -> int:
     import envs
     from envs import bench
+    from envs.core.warmup import ensure_warm
 
     envs.get_spec(args.game)  # fail fast on an unknown game
+    ensure_warm([args.game])
 
     def log(msg):
         print(f"[bench] {msg}", file=sys.stderr, flush=True)
@@ -150,6 +148,9 @@ def cmd_bench(args) -> int:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=2)
             f.write("\n")
+    plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
+    if plot_path:
+        log(f"plot written to {bench.plot(result, plot_path)}")
     if args.json:
         _print_json(result)
     else:
@@ -193,7 +194,22 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--quick", action="store_true", help="smaller batches and shorter runs")
     be.add_argument("--json", action="store_true", help="print JSON instead of a summary")
     be.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE")
+    be.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="write the plot here (default with --out: beside it, .png; needs matplotlib)",
+    )
     be.set_defaults(func=cmd_bench)
+
+    wu = sub.add_parser(
+        "warmup", help="compile and cache every kernel now (for images and cluster nodes)"
+    )
+    wu.add_argument(
+        "--game", action="append", choices=None, help="a game to warm (repeat; default: all)"
+    )
+    wu.add_argument("--workers", type=_positive_int, help="compile processes (default: CPUs)")
+    wu.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    wu.set_defaults(func=cmd_warmup)
     return parser
 
 

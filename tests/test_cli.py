@@ -116,6 +116,8 @@ def test_bench_quick_json_keys(capsys, tmp_path):
         capsys, ["bench", "--game", "century", "--quick", "--json", "--out", str(out_file)]
     )
     assert json.loads(out_file.read_text()) == result
+    png = out_file.with_suffix(".png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000  # the plot beside the JSON
     for key in (
         "machine",
         "state_bytes_per_game",
@@ -218,3 +220,24 @@ def test_seat_rotation_is_balanced(num_players, num_agents):
     assert np.all(np.sum(seats == 0, axis=0) == 4)
     if num_agents == num_players:  # every agent is seated once per game
         assert np.all(np.sort(seats, axis=1) == np.arange(num_players))
+
+
+def test_warmup_compiles_in_workers_and_marks_the_game_warm(capsys, tmp_path, monkeypatch):
+    # An empty cache root of its own: the game starts cold, so the marker must appear.
+    monkeypatch.setenv("MEEPLE_GYM_CACHE_DIR", str(tmp_path))
+    from envs.core import warmup
+
+    assert not warmup.is_warm("century")
+    result = run_json(capsys, ["warmup", "--game", "century", "--workers", "2", "--json"])
+    assert result["games"] == ["century"]
+    assert sorted(result["compile_s"]["century"]) == sorted(warmup.PARTS)
+    assert result["cache"]["century"].startswith(str(tmp_path))
+    assert warmup.is_warm("century")
+    # Warm now: nothing left to compile, and nothing is said.
+    assert warmup.ensure_warm(["century"]) == []
+    assert "compiling" not in capsys.readouterr().err
+
+
+def test_warmup_refuses_an_unknown_game(capsys):
+    assert main(["warmup", "--game", "chess"]) == 2
+    assert "chess" in capsys.readouterr().err

@@ -103,6 +103,9 @@ def test_cache_root_honours_the_environment_variable(monkeypatch, tmp_path):
     monkeypatch.setenv(jit.CACHE_ENV_VAR, str(tmp_path))
     assert jit.cache_root() == tmp_path
     monkeypatch.delenv(jit.CACHE_ENV_VAR)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert jit.cache_root() == tmp_path / "numba"
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
     assert jit.cache_root().name == "meeple-gym"
 
 

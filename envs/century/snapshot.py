@@ -40,6 +40,7 @@ from envs.century.data import (
     MERCHANT_IN,
     MERCHANT_KIND,
     MERCHANT_NAMES,
+    MERCHANT_OUT,
     MERCHANT_STARTING,
     MERCHANT_UPGRADES,
     POINT_NAMES,
@@ -144,6 +145,15 @@ _POINT_INDEX = {name: i for i, name in enumerate(POINT_NAMES)}
 _STARTING_TYPES = tuple(t for t in range(len(MERCHANT_NAMES)) if MERCHANT_STARTING[t])
 _RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
 _INT16_MAX = np.iinfo(np.int16).max
+# Bounds that keep every int16 count far from wrapping (issue #10.3): a market card gains at
+# most one cube a turn (CSR-A1), and turns never exceed the step cap; one action adds at most
+# a market card's cubes, a spice card's output, or a trade repeated MAX_TRADE_REPEATS times.
+MAX_TRADE_GAIN = MAX_TRADE_REPEATS * int(
+    np.clip(MERCHANT_OUT.sum(axis=1) - MERCHANT_IN.sum(axis=1), 0, None).max()
+)
+MAX_CARD_GAIN = max(MAX_TRADE_GAIN, int(MERCHANT_OUT.sum(axis=1).max()))
+MAX_MARKET_CUBES = STEP_CAP
+MAX_CARAVAN_CUBES = CARAVAN_LIMIT + max(MAX_MARKET_CUBES, MAX_CARD_GAIN)
 _INT32_MAX = np.iinfo(np.int32).max
 
 
@@ -238,7 +248,7 @@ def to_dict(states: np.ndarray, g: int) -> dict:
 # ---- from_dict: field readers ----------------------------------------------------------------
 
 
-def _cubes(value, path: str, hi: int = _INT16_MAX) -> list[int]:
+def _cubes(value, path: str, hi: int) -> list[int]:
     value = _obj(value, path, COLOURS)
     out = []
     for colour in COLOURS:
@@ -331,7 +341,7 @@ def _read_players(snap: dict, s, n: int, merchant_places: dict, point_places: di
     for p, raw in enumerate(raw_players):
         path = f"players[{p}]"
         player = _obj(raw, path, PLAYER_KEYS)
-        s["caravan"][p] = _cubes(player["caravan"], f"{path}.caravan")
+        s["caravan"][p] = _cubes(player["caravan"], f"{path}.caravan", MAX_CARAVAN_CUBES)
         for pile, state in (("hand", IN_HAND), ("played", PLAYED)):
             for i, name in enumerate(_list(player[pile], f"{path}.{pile}")):
                 where = f"{path}.{pile}[{i}]"
@@ -375,7 +385,7 @@ def _read_market(snap: dict, s, merchant_places: dict, owned: set):
         t = _merchant(entry["card"], f"{path}.card", market_only=True)
         _place(merchant_places, t, f"market slot {k + 1}", entry["card"], "market")
         s["market"][k] = t
-        s["market_cubes"][k] = _cubes(entry["cubes"], f"{path}.cubes")
+        s["market_cubes"][k] = _cubes(entry["cubes"], f"{path}.cubes", MAX_MARKET_CUBES)
     rest = []
     for i, name in enumerate(_list(snap["merchant_deck"], "merchant_deck")):
         t = _merchant(name, f"merchant_deck[{i}]", market_only=True)
@@ -490,11 +500,26 @@ def _check_progress(snap: dict, s, n: int):
             f"expected player {expected} after {turns} turns from first_player {first}",
         )
 
+    # CSR-A1: each turn (the one in progress too) puts at most one cube on a market card.
+    for k in range(MARKET_SIZE):
+        on_card = int(s["market_cubes"][k].sum())
+        if on_card > turns + 1:
+            _fail(
+                f"market[{k}].cubes",
+                f"{on_card} cubes cannot gather in {turns + 1} turns (CSR-A1)",
+            )
+
     pending_phase = _read_pending(snap["pending"], s)
     # CSR-K1: more than 10 cubes only while the current player is returning cubes.
     over_limit_ok = pending_phase == PHASE_DISCARD or (truncated and pending_phase is None)
     for p in range(n):
         total = int(s["caravan"][p].sum())
+        if total > CARAVAN_LIMIT + max(turns, MAX_CARD_GAIN):
+            _fail(
+                f"players[{p}].caravan",
+                f"holds {total} cubes; one action adds at most "
+                f"{max(turns, MAX_CARD_GAIN)} to a caravan of {CARAVAN_LIMIT} (CSR-K1)",
+            )
         if total > CARAVAN_LIMIT and not (p == current and over_limit_ok):
             when = "at turn start in the main phase" if phase == PHASE_MAIN else "here"
             _fail(

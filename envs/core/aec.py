@@ -30,13 +30,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
 from envs.core.batch import check_seed
 from envs.core.errors import (
     ActionError,
     GameOverError,
     IllegalActionError,
+    NotResetError,
     OptionError,
     SnapshotError,
 )
@@ -81,6 +81,7 @@ class MeepleAECEnv(AECEnv):
         self._reward_buf = np.zeros(spec.max_players, dtype=np.float32)
         self._seed: np.uint64 | None = None
         self._episode = 0
+        self._has_reset = False
         self.agents = []
 
     def _bind(self, states: np.ndarray) -> None:
@@ -117,6 +118,7 @@ class MeepleAECEnv(AECEnv):
 
     def _sync_from_state(self):
         """Rebuild the PettingZoo bookkeeping from ``self._states`` (after reset/from_dict)."""
+        self._has_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -129,7 +131,22 @@ class MeepleAECEnv(AECEnv):
         self.agent_selection = self.agents[int(record["current_player"])]
         self.spec.legal_mask_into(self._states, 0, self._mask)
 
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise NotResetError(f"call reset() (or from_dict) before {what}")
+
+    def last(self, observe: bool = True):
+        self._require_reset("last()")
+        if not self.agents:
+            raise GameOverError("the game is over and every agent has left; call reset()")
+        return super().last(observe)
+
     def observe(self, agent):
+        self._require_reset("observe()")
+        if agent not in self.agent_name_mapping:
+            raise OptionError(
+                f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}"
+            )
         seat = self.agent_name_mapping[agent]
         out = np.empty(self.spec.obs_size, dtype=np.float32)
         self.spec.encode_into(self._states, 0, seat, out)
@@ -139,6 +156,7 @@ class MeepleAECEnv(AECEnv):
         return {"observation": out, "action_mask": (self._mask if to_act else self._no_mask).copy()}
 
     def step(self, action):
+        self._require_reset("step()")
         if not self.agents:
             raise GameOverError("the game is over and every agent has left; call reset()")
         agent = self.agent_selection
@@ -208,7 +226,7 @@ class MeepleAECEnv(AECEnv):
 
     def from_dict(self, snapshot: dict) -> None:
         """Set this env to ``snapshot``; on any error the env is left as it was."""
-        states = self.spec.from_dict(snapshot)
+        states = self.spec.load(snapshot)
         n = int(states[0]["num_players"])
         if n != self.num_players:
             raise SnapshotError(
@@ -221,6 +239,17 @@ class MeepleAECEnv(AECEnv):
     def state_array(self) -> np.ndarray:
         """The raw one-game structured array (read it, copy it; do not edit it in place)."""
         return self._states
+
+    def __getstate__(self):
+        # The field views would pickle as separate arrays; they are rebuilt on load.
+        state = self.__dict__.copy()
+        for name in ("_terminated", "_truncated", "_current"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind(self._states)
 
     def clone(self) -> MeepleAECEnv:
         """An independent copy (state, RNG and bookkeeping) for search or what-if play."""
@@ -244,15 +273,41 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order checks, except that a step after the game is over raises
     ``GameOverError`` (PettingZoo's own wrapper only logs a warning)."""
 
+    # The raw env knows whether a game is loaded (reset() and from_dict() both count).
+    @property
+    def _has_reset(self) -> bool:
+        return self.env.unwrapped._has_reset
+
+    @_has_reset.setter
+    def _has_reset(self, value) -> None:
+        pass
+
     def step(self, action) -> None:
-        if self._has_reset and not self.env.agents:
+        if not self._has_reset:
+            raise NotResetError("call reset() before step()")
+        if not self.env.agents:
             raise GameOverError("the game is over and every agent has left; call reset()")
         super().step(action)
 
+    def render(self):
+        if not self._has_reset:
+            raise NotResetError("call reset() before render()")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            raise NotResetError("call reset() before agent_iter()")
+        return super().agent_iter(max_iter)
+
     def last(self, observe: bool = True):
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise NotResetError("call reset() before last()")
         return self.env.last(observe)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raise NotResetError("call reset() before observe()")
+        return self.env.observe(agent)
 
     # The hot attributes as properties: BaseWrapper.__getattr__ costs ~1 us per access.
     @property
@@ -295,7 +350,7 @@ def module_envs(spec: GameSpec, module: str):
         metadata = {**MeepleAECEnv.metadata, "name": f"meeple_{spec.name}_v0"}
 
         def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
-            check_num_players(spec, num_players)
+            num_players = check_num_players(spec, num_players)
             super().__init__(
                 spec,
                 num_players=num_players,

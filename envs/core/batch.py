@@ -18,8 +18,21 @@ Conventions
   ``legal_mask`` and ``current_player`` already describe the new game.
 - Chance: slot ``i`` on its ``e``-th game deals from RNG key (seed, i, 2e), so a slot's games
   never depend on the batch size or the number of threads.
-- ``states`` is the raw structured array: ``states.copy()`` clones the batch, ``tobytes()``
-  saves it.
+
+Buffers
+-------
+Every array attribute (``states``, ``legal_mask``, ``observation``, ``current_player``,
+``final_scores``, ...) is a **read-only view** of the batch's own buffers: the kernels trust
+them, so nobody else may write them, and their contents change on the next ``step``/``reset``.
+``reset()`` and ``step()`` return **fresh arrays** by default (``copy=True``, as Gymnasium's
+vector envs do), so keeping them in a rollout buffer is safe. With ``make_batch(...,
+copy=False)`` they return the read-only views instead (no copy per step, for tight loops):
+copy what you keep.
+
+Saving and restoring: ``saved = batch.get_states()`` copies every game (a structured array:
+``tobytes()`` saves it); ``batch.set_states(saved)`` restores it after validating each record
+(``envs.core.gate``) and recomputes masks and observations. Records this batch handed out are
+recognised by digest and restore at memcpy speed; foreign ones get a snapshot's full checks.
 """
 
 from __future__ import annotations
@@ -27,8 +40,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.core.errors import ActionError, IllegalActionError, OptionError
+from envs.core.errors import ActionError, IllegalActionError, OptionError, SnapshotError
 from envs.core.game import GameSpec
+from envs.core.gate import IssuedStates, validate_records
+from envs.core.options import check_int, short_repr
+from envs.core.threads import check_fork_safe
 
 MAX_SEED = (1 << 64) - 1
 # Below this many games a step runs on one thread: waking a second thread costs more than it
@@ -36,74 +52,116 @@ MAX_SEED = (1 << 64) - 1
 PARALLEL_MIN_BATCH = 512
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A view of a C-contiguous ``array`` that nobody can write, not even by setting
+    ``flags.writeable`` back: it is built on a read-only memoryview of the same memory."""
+    raw = memoryview(array.reshape(-1).view(np.uint8)).toreadonly()
+    return np.frombuffer(raw, dtype=np.uint8).view(array.dtype).reshape(array.shape)
+
+
 def check_seed(seed) -> np.uint64:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise OptionError(f"seed must be an int, got {type(seed).__name__}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise OptionError(f"seed must be in [0, 2**64), got {seed}")
-    return np.uint64(int(seed))
+    return np.uint64(check_int("seed", seed, 0, MAX_SEED))
 
 
 class BatchEnv:
-    def __init__(self, spec: GameSpec, batch_size: int, num_players: int, seed: int = 0, **options):
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-            raise OptionError(f"batch_size must be an int, got {type(batch_size).__name__}")
-        if batch_size < 1:
-            raise OptionError(f"batch_size must be at least 1, got {batch_size}")
+    def __init__(
+        self,
+        spec: GameSpec,
+        batch_size: int,
+        num_players: int,
+        seed: int = 0,
+        copy: bool = True,
+        **options,
+    ):
+        batch_size = check_int("batch_size", batch_size, 1, None)
+        if not isinstance(copy, (bool, np.bool_)):
+            raise OptionError(f"copy must be a bool, got {type(copy).__name__} {short_repr(copy)}")
         self.spec = spec
-        self.batch_size = int(batch_size)
+        self.batch_size = batch_size
         self.num_players = int(num_players)
+        self.copy = bool(copy)
         self.options = options
         self.options_code = spec.options_code({**spec.options, **options}, self.num_players)
         self.seed = check_seed(seed)
         b, a = self.batch_size, spec.num_actions
-        self.states = np.zeros(b, dtype=spec.state_dtype)
-        self.legal_mask = np.zeros((b, a), dtype=np.int8)
-        self.observation = np.zeros((b, spec.obs_size), dtype=np.float32)
-        self.rewards = np.zeros((b, spec.max_players), dtype=np.float32)
-        self.terminated = np.zeros(b, dtype=np.bool_)
-        self.truncated = np.zeros(b, dtype=np.bool_)
-        self.final_scores = np.zeros((b, self.num_players), dtype=np.int32)
-        self.final_lengths = np.zeros(b, dtype=np.int64)
-        self.episodes = np.zeros(b, dtype=np.int64)
+        # The kernels' buffers: private, handed out only as read-only views.
+        self._states = np.zeros(b, dtype=spec.state_dtype)
+        self._mask = np.zeros((b, a), dtype=np.int8)
+        self._observation = np.zeros((b, spec.obs_size), dtype=np.float32)
+        self._rewards = np.zeros((b, spec.max_players), dtype=np.float32)
+        self._terminated = np.zeros(b, dtype=np.bool_)
+        self._truncated = np.zeros(b, dtype=np.bool_)
+        self._final_scores = np.zeros((b, spec.seats(self.num_players)), dtype=np.int32)
+        self._final_lengths = np.zeros(b, dtype=np.int64)
+        self._episodes = np.zeros(b, dtype=np.int64)
         self._players = np.zeros(b, dtype=np.int64)
         self._rows = np.arange(b)
         self._ready = False
         self._single_thread = b < PARALLEL_MIN_BATCH
+        self._issued = IssuedStates()
+        self._views = {
+            "states": read_only(self._states),
+            "legal_mask": read_only(self._mask),
+            "observation": read_only(self._observation),
+            "rewards": read_only(self._rewards)[:, : self.num_players],
+            "terminated": read_only(self._terminated),
+            "truncated": read_only(self._truncated),
+            "final_scores": read_only(self._final_scores),
+            "final_lengths": read_only(self._final_lengths),
+            "episodes": read_only(self._episodes),
+            "current_player": read_only(self._states)["current_player"],
+        }
 
-    @property
-    def current_player(self) -> np.ndarray:
-        return self.states["current_player"]
+    # Read-only views of the kernels' buffers (see the module docs).
+    states = property(lambda self: self._views["states"])
+    legal_mask = property(lambda self: self._views["legal_mask"])
+    observation = property(lambda self: self._views["observation"])
+    rewards = property(lambda self: self._views["rewards"])
+    terminated = property(lambda self: self._views["terminated"])
+    truncated = property(lambda self: self._views["truncated"])
+    final_scores = property(lambda self: self._views["final_scores"])
+    final_lengths = property(lambda self: self._views["final_lengths"])
+    episodes = property(lambda self: self._views["episodes"])
+    current_player = property(lambda self: self._views["current_player"])
 
     @property
     def num_actions(self) -> int:
         return self.spec.num_actions
 
     def reset(self, seed: int | None = None) -> np.ndarray:
-        """Deal every slot afresh (episode counters restart at 0); returns ``observation``."""
+        """Deal every slot afresh (episode counters restart at 0); returns the observations."""
         if seed is not None:
             self.seed = check_seed(seed)
-        self.episodes[:] = 0
+        check_fork_safe()
+        self._episodes[:] = 0
         self.spec.reset_batch(
-            self.states, self.num_players, self.seed, 0, self.episodes, self.options_code
+            self._states, self.num_players, self.seed, 0, self._episodes, self.options_code
         )
-        self.spec.legal_masks_batch(self.states, self.legal_mask)
-        self.terminated[:] = False
-        self.truncated[:] = False
-        self.rewards[:] = 0.0
+        self._after_new_states()
+        return self._out(self._views["observation"])
+
+    def _after_new_states(self):
+        self.spec.legal_masks_batch(self._states, self._mask)
+        self._terminated[:] = False
+        self._truncated[:] = False
+        self._rewards[:] = 0.0
         self._ready = True
         self._observe()
-        return self.observation
 
     def _observe(self):
-        self._players[:] = self.states["current_player"]
-        self.spec.encode_batch(self.states, self._players, self.observation)
+        self._players[:] = self._states["current_player"]
+        self.spec.encode_batch(self._states, self._players, self._observation)
+
+    def _out(self, view: np.ndarray) -> np.ndarray:
+        return view.copy() if self.copy else view
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """One action per game for its player to act. Returns (obs, rewards, term, trunc)."""
+        """One action per game for its player to act. Returns (obs, rewards, term, trunc):
+        fresh arrays, or with ``copy=False`` read-only views that the next step overwrites."""
         if not self._ready:
             raise ActionError("call reset() before step()")
         acts = self._check_actions(actions)
+        check_fork_safe()
         if self._single_thread:
             previous = numba.get_num_threads()
             numba.set_num_threads(1)
@@ -113,26 +171,27 @@ class BatchEnv:
                 numba.set_num_threads(previous)
         else:
             self._step_kernels(acts)
+        views = self._views
         return (
-            self.observation,
-            self.rewards[:, : self.num_players],
-            self.terminated,
-            self.truncated,
+            self._out(views["observation"]),
+            self._out(views["rewards"]),
+            self._out(views["terminated"]),
+            self._out(views["truncated"]),
         )
 
     def _step_kernels(self, acts):
         self.spec.step_batch(
-            self.states,
+            self._states,
             acts,
-            self.legal_mask,
-            self.rewards,
-            self.terminated,
-            self.truncated,
+            self._mask,
+            self._rewards,
+            self._terminated,
+            self._truncated,
             self.num_players,
             self.seed,
-            self.episodes,
-            self.final_scores,
-            self.final_lengths,
+            self._episodes,
+            self._final_scores,
+            self._final_lengths,
             self.options_code,
         )
         self._observe()
@@ -143,21 +202,79 @@ class BatchEnv:
             raise ActionError(f"actions must have shape ({self.batch_size},), got {arr.shape}")
         if arr.dtype.kind not in "iu":
             raise ActionError(f"actions must be an integer array, got dtype {arr.dtype}")
-        acts = arr.astype(np.int64, copy=True)
-        bad = np.flatnonzero((acts < 0) | (acts >= self.spec.num_actions))
+        # Range check before any cast: uint64 2**64-1 must not turn into -1.
+        bad = np.flatnonzero((arr < 0) | (arr >= self.spec.num_actions))
         if bad.size:
             raise ActionError(
-                f"action {acts[bad[0]]} in game {bad[0]} is out of range "
+                f"action {arr[bad[0]]} in game {bad[0]} is out of range "
                 f"[0, {self.spec.num_actions}) ({bad.size} games affected)"
             )
-        illegal = np.flatnonzero(self.legal_mask[self._rows, acts] == 0)
+        acts = arr.astype(np.int64, copy=True)
+        illegal = np.flatnonzero(self._mask[self._rows, acts] == 0)
         if illegal.size:
             g = int(illegal[0])
             raise IllegalActionError(
-                f"action {acts[g]} ({self.spec.action_to_string(self.states, g, int(acts[g]))}) "
+                f"action {acts[g]} ({self.spec.action_to_string(self._states, g, int(acts[g]))}) "
                 f"is illegal in game {g} ({illegal.size} games affected)"
             )
         return acts
+
+    # ---- save and restore -----------------------------------------------------------------
+    def get_states(self) -> np.ndarray:
+        """A copy of every game's record (1-D structured array; ``tobytes()`` saves it).
+
+        Pass it to ``set_states`` (with ``episodes=`` for the same future deals)."""
+        if not self._ready:
+            raise ActionError("call reset() before get_states()")
+        saved = self._states.copy()
+        self._issued.remember(saved)
+        return saved
+
+    def set_states(self, states, episodes=None) -> np.ndarray:
+        """Restore every game from ``states`` (from ``get_states`` or raw bytes of it) after
+        validating each record; masks and observations are recomputed. ``episodes``
+        (optional, from ``batch.episodes``) restores the auto-reset deal counters too.
+        On any error nothing changes. Returns the observations like ``reset``."""
+        dtype = self.spec.state_dtype
+        if isinstance(states, (bytes, bytearray, memoryview)):
+            if len(states) != self.batch_size * dtype.itemsize:
+                raise SnapshotError(
+                    f"expected {self.batch_size * dtype.itemsize} bytes "
+                    f"({self.batch_size} records), got {len(states)}"
+                )
+            states = np.frombuffer(states, dtype=dtype)
+        if not isinstance(states, np.ndarray) or states.dtype != dtype:
+            raise SnapshotError(
+                f"states must be a {self.spec.name} state array (batch.get_states()), got "
+                f"{type(states).__name__} of dtype {getattr(states, 'dtype', None)}"
+            )
+        if states.shape != (self.batch_size,):
+            raise SnapshotError(f"states must have shape ({self.batch_size},), got {states.shape}")
+        new_episodes = self._episodes.copy()
+        if episodes is not None:
+            ep = np.asarray(episodes)
+            if ep.shape != (self.batch_size,) or ep.dtype.kind not in "iu":
+                raise SnapshotError(f"episodes must be ({self.batch_size},) integers")
+            if (ep < 0).any() or (ep > np.iinfo(np.int64).max // 4).any():
+                raise SnapshotError("episodes must be non-negative counters")
+            new_episodes = ep.astype(np.int64)
+        checked = validate_records(self.spec, states, self._issued)
+        finished = np.flatnonzero(checked["terminated"] | checked["truncated"])
+        if finished.size:
+            raise SnapshotError(
+                f"game {int(finished[0])} is over; a batch holds only games in progress "
+                "(finished games are re-dealt the step they end)"
+            )
+        if (checked["num_players"] != self.num_players).any():
+            g = int(np.flatnonzero(checked["num_players"] != self.num_players)[0])
+            raise SnapshotError(
+                f"game {g} has {int(checked['num_players'][g])} players; this batch plays "
+                f"{self.num_players}"
+            )
+        self._states[:] = checked
+        self._episodes[:] = new_episodes
+        self._after_new_states()
+        return self._out(self._views["observation"])
 
     def random_rollout(self, num_games: int, threads: int | None = None) -> dict:
         """Play ``num_games`` uniform-random games entirely in Numba.
@@ -165,22 +282,25 @@ class BatchEnv:
         Game ``g`` is the first game slot ``g`` of this batch's seed would deal, played with the
         random policy stream (seed, g, 1): the results depend on the seed alone, never on the
         batch size or thread count. Returns per-game arrays ``length`` (sub-decision steps),
-        ``scores`` (num_games, num_players), ``winner`` (-1 if truncated) and ``truncated``.
+        ``scores`` (num_games, seats: the players, plus the automated opponent of a solo
+        game), ``winner`` (-1 if truncated or drawn) and ``truncated``. ``threads`` (1 to
+        ``numba.config.NUMBA_NUM_THREADS``) only changes the speed.
         """
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
-            raise OptionError(f"num_games must be an int, got {type(num_games).__name__}")
-        if num_games < 1:
-            raise OptionError(f"num_games must be at least 1, got {num_games}")
         return random_rollout(
-            self.spec, int(num_games), self.num_players, self.seed, threads, self.options
+            self.spec, num_games, self.num_players, self.seed, threads, self.options
         )
 
 
 def random_rollout(
     spec: GameSpec, num_games: int, num_players: int, seed, threads=None, options=None
 ) -> dict:
+    num_games = check_int("num_games", num_games, 1, None)
     seed = check_seed(seed)
+    if threads is not None:
+        threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     code = spec.options_code({**spec.options, **(options or {})}, num_players)
+    seats = spec.seats(num_players)
+    check_fork_safe()
     previous = numba.get_num_threads()
     if threads is not None:
         numba.set_num_threads(threads)
@@ -200,7 +320,7 @@ def random_rollout(
         numba.set_num_threads(previous)
     return {
         "length": length,
-        "scores": scores[:, :num_players],
+        "scores": scores[:, :seats],
         "winner": winner,
         "truncated": truncated,
     }

@@ -34,3 +34,7 @@ class GameOverError(MeepleError, RuntimeError):
 
 class SnapshotError(MeepleError, ValueError):
     """A snapshot (``from_dict``) that is malformed or describes an impossible state."""
+
+
+class NotResetError(MeepleError, RuntimeError):
+    """The env was used (``last``, ``observe``, ``step``, ...) before ``reset()``."""

@@ -74,6 +74,8 @@ class GameSpec:
     # take; raises OptionError naming a bad value. None: the game has no options (always 0).
     encode_options: Callable[[dict, int], int] | None = None
     docs: str = ""
+    # Seats at the table for a player count when it differs (Everdell solo: Rugwort sits too).
+    seats_for: Callable[[int], int] | None = None
 
     @classmethod
     def from_modules(
@@ -88,6 +90,7 @@ class GameSpec:
         options: dict | None = None,
         encode_options: Callable[[dict, int], int] | None = None,
         docs: str = "",
+        seats_for: Callable[[int], int] | None = None,
     ) -> GameSpec:
         """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
         ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses."""
@@ -116,6 +119,7 @@ class GameSpec:
             options=dict(options or {}),
             encode_options=encode_options,
             docs=docs,
+            seats_for=seats_for,
         )
 
     def __post_init__(self):
@@ -127,6 +131,22 @@ class GameSpec:
         if self.encode_options is None:
             return np.int64(0)
         return np.int64(self.encode_options(options, num_players))
+
+    def seats(self, num_players: int) -> int:
+        """Score columns of a game: the players, plus an automated opponent if there is one."""
+        return num_players if self.seats_for is None else self.seats_for(num_players)
+
+    def load(self, snapshot) -> np.ndarray:
+        """``from_dict`` behind the shared checks (``envs.core.gate.load_snapshot``)."""
+        from envs.core.gate import load_snapshot
+
+        return load_snapshot(self, snapshot)
+
+    def __reduce__(self):
+        # Pickle by name: the kernels are module-level dispatchers, found again on load.
+        from envs.core.registry import get_spec
+
+        return (get_spec, (self.name,))
 
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)

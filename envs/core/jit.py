@@ -14,8 +14,8 @@ Here every kernel is cached in a directory keyed by what it can inline:
 
 A group is one game (its ``envs/<game>/`` package with the data tables, its encoder and its
 heuristic, plus ``envs/core``) or ``core`` alone. Editing one game recompiles that game only.
-``<root>`` is ``$MEEPLE_GYM_CACHE_DIR`` if set, else the per-user cache directory
-(``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
+``<root>`` is ``$MEEPLE_GYM_CACHE_DIR`` if set, else ``$NUMBA_CACHE_DIR``, else the per-user
+cache directory (``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
 ``-boundscheck`` suffix: Numba's index does not tell checked from unchecked code. If nothing is
 writable, kernels compile without a cache and one ``CacheWarning`` says so.
 
@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numba
 
+from envs.core import threads  # noqa: F401 - sets the threading layer before any kernel
+
 JIT_OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
 
 CACHE_ENV_VAR = "MEEPLE_GYM_CACHE_DIR"
@@ -57,8 +59,9 @@ def _package_version() -> str:
 
 
 def cache_root() -> Path:
-    """Where compiled kernels are kept (``$MEEPLE_GYM_CACHE_DIR`` or the per-user cache)."""
-    override = os.environ.get(CACHE_ENV_VAR)
+    """Where compiled kernels are kept: ``$MEEPLE_GYM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``,
+    else the per-user cache folder."""
+    override = os.environ.get(CACHE_ENV_VAR) or os.environ.get("NUMBA_CACHE_DIR")
     if override:
         return Path(override).expanduser()
     import platformdirs

@@ -72,7 +72,7 @@ def make(name: str, num_players: int | None = None, render_mode: str | None = No
     spec = get_spec(name)
     if num_players is None:
         num_players = spec.min_players
-    check_num_players(spec, num_players)
+    num_players = check_num_players(spec, num_players)
     return make_env(
         spec,
         num_players=num_players,
@@ -82,15 +82,23 @@ def make(name: str, num_players: int | None = None, render_mode: str | None = No
 
 
 def make_batch(
-    name: str, batch_size: int, num_players: int | None = None, seed: int = 0, **options
+    name: str,
+    batch_size: int,
+    num_players: int | None = None,
+    seed: int = 0,
+    copy: bool = True,
+    **options,
 ):
-    """A batch of ``batch_size`` games stepped together in Numba (see ``envs.core.batch``)."""
+    """A batch of ``batch_size`` games stepped together in Numba (see ``envs.core.batch``).
+
+    ``copy=False``: ``reset``/``step`` return read-only views of the batch's buffers (no copy
+    per step; the next step overwrites them) instead of fresh arrays."""
     from envs.core.batch import BatchEnv
 
     spec = get_spec(name)
     if num_players is None:
         num_players = spec.min_players
-    check_num_players(spec, num_players)
+    num_players = check_num_players(spec, num_players)
     return BatchEnv(
-        spec, batch_size, num_players, seed, **check_options(spec, options, num_players)
+        spec, batch_size, num_players, seed, copy, **check_options(spec, options, num_players)
     )

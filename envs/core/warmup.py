@@ -1,0 +1,127 @@
+"""Compile (or load from the cache) every kernel a game needs, ahead of time, with progress.
+
+``meeple warmup`` runs this for Docker images and cluster nodes; the other commands call
+``ensure_warm`` so that a first run says it is compiling and shows progress instead of sitting
+silent. The work is split into parts (single-game kernels, batch kernels with the heuristic,
+rollouts) that compile side by side in worker processes: Numba compiles on one core.
+
+A game is *warm* when its cache folder (keyed by its sources, ``envs.core.jit``) holds the
+marker this module writes after every part compiled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+
+import numpy as np
+
+PARTS = ("single", "batch", "rollout")
+MARKER = "warm.json"
+
+
+def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
+    """Compile one part of one game's kernels (in this process); returns its time."""
+    import envs
+    from baselines.evaluate import make_agent
+    from envs.core.sampling import policy_words, random_legal_actions
+
+    game, part = task
+    start = time.perf_counter()
+    spec = envs.get_spec(game)
+    n = max(spec.min_players, 2) if spec.max_players >= 2 else spec.min_players
+    if part == "single":
+        env = envs.make(game, num_players=n)
+        env.reset(seed=0)
+        obs = env.last()[0]
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        env.unwrapped.to_dict()
+    elif part == "batch":
+        batch = envs.make_batch(game, 2, n, seed=0)
+        obs = batch.reset()
+        actions = np.zeros(2, dtype=np.int64)
+        random_legal_actions(batch.legal_mask, policy_words(0, 2), actions)
+        agent = make_agent("heuristic", game, 0)
+        agent.act_batch(obs, batch.legal_mask)
+        agent.act({"observation": obs[0], "action_mask": batch.legal_mask[0]})
+        batch.step(actions)
+    elif part == "rollout":
+        envs.make_batch(game, 1, n, seed=0).random_rollout(2)
+    else:
+        raise ValueError(f"unknown warm-up part {part!r}; parts: {PARTS}")
+    return game, part, time.perf_counter() - start
+
+
+def marker_path(game: str):
+    from envs.core import jit
+
+    return jit.cache_dir(game) / MARKER
+
+
+def is_warm(game: str) -> bool:
+    return marker_path(game).is_file()
+
+
+def _mark_warm(game: str, seconds: dict) -> None:
+    try:
+        path = marker_path(game)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"game": game, "compile_seconds": seconds}, indent=1))
+    except OSError:
+        pass  # no writable cache: nothing to remember (envs.core.jit warned)
+
+
+def warm(games, workers: int | None = None, progress: bool = True, stream=None) -> dict:
+    """Compile every part of ``games``; returns {game: {part: seconds}}.
+
+    ``workers`` processes (default: the number of CPUs) compile parts side by side.
+    """
+    from tqdm import tqdm
+
+    stream = stream or sys.stderr
+    tasks = [(g, p) for g in games for p in PARTS]
+    workers = max(1, min(workers or os.cpu_count() or 1, len(tasks)))
+    seconds: dict[str, dict[str, float]] = {g: {} for g in games}
+    bar = tqdm(
+        total=len(tasks), desc="compiling kernels", unit="part", disable=not progress, file=stream
+    )
+    try:
+        if workers == 1:
+            for task in tasks:
+                game, part, took = warm_part(task)
+                seconds[game][part] = took
+                bar.set_postfix_str(f"{game} {part}")
+                bar.update()
+        else:
+            # "spawn": a fresh interpreter per worker, whatever the parent already ran.
+            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                futures = [pool.submit(warm_part, task) for task in tasks]
+                for future in as_completed(futures):
+                    game, part, took = future.result()
+                    seconds[game][part] = took
+                    bar.set_postfix_str(f"{game} {part}")
+                    bar.update()
+    finally:
+        bar.close()
+    for game in games:
+        _mark_warm(game, seconds[game])
+    return seconds
+
+
+def ensure_warm(games, progress: bool = True, stream=None) -> list[str]:
+    """Warm the games that are not yet; says so first. Returns the games it compiled."""
+    stream = stream or sys.stderr
+    cold = [g for g in games if not is_warm(g)]
+    if cold:
+        print(
+            f"meeple: compiling the kernels of {', '.join(cold)} (first run after install or "
+            "an update; a few minutes on 2 cores, then cached)",
+            file=stream,
+            flush=True,
+        )
+        warm(cold, progress=progress, stream=stream)
+    return cold
