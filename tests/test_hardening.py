@@ -306,3 +306,38 @@ def test_fork_after_a_parallel_kernel():
     child.join(timeout=60)
     assert child.exitcode == 0
     assert lengths == parent["length"].tolist()
+
+
+# ---- #10.3 counts bounded by what the game reaches (Century) ----------------------------------
+
+
+def _century_snapshot():
+    env = envs.make("century", num_players=2)
+    env.reset(seed=0)
+    for _ in range(40):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))
+    return env.unwrapped.to_dict()
+
+
+def test_century_cube_counts_are_bounded_by_the_turns_played():
+    from envs.century import snapshot as century
+
+    snap = _century_snapshot()
+    turns = snap["turn_count"]
+    twin = envs.make("century", num_players=2)
+    # CSR-A1: one cube per turn at most on a market card; int16's maximum is far beyond it.
+    for cubes in (turns + 2, century.MAX_MARKET_CUBES + 1, 32767):
+        bad = json.loads(json.dumps(snap))
+        bad["market"][0]["cubes"]["yellow"] = cubes
+        with pytest.raises(SnapshotError, match="market"):
+            twin.unwrapped.from_dict(bad)
+    ok = json.loads(json.dumps(snap))
+    ok["market"][0]["cubes"]["yellow"] = turns + 1  # one a turn, the current turn included
+    twin.unwrapped.from_dict(ok)
+    # CSR-K1: a caravan holds 10 cubes plus, while returning cubes, what one action added.
+    bad = json.loads(json.dumps(snap))
+    bad["players"][0]["caravan"]["brown"] = 32767
+    with pytest.raises(SnapshotError, match="caravan"):
+        twin.unwrapped.from_dict(bad)
+    # Cubes are only added to a caravan of at most 10 (the main phase), so this is the peak.
+    assert max(century.MAX_CARAVAN_CUBES, century.MAX_MARKET_CUBES + 1) < np.iinfo(np.int16).max
