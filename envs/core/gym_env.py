@@ -1,0 +1,266 @@
+"""A single-agent Gymnasium env over any meeple-gym game (issue 12, part 2).
+
+>>> from envs.core.gym_env import SingleAgentEnv
+>>> env = SingleAgentEnv("century", num_players=2, opponent="heuristic")
+>>> obs, info = env.reset(seed=0)          # obs: float32 vector; info["action_mask"]: int8
+>>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
+
+The learner sits in one seat of the PettingZoo AEC env (``envs.make``); every other seat is
+played by ``opponent`` inside ``reset``/``step`` until the learner must decide (sub-decisions
+included, e.g. the Radlands opponent choosing a camp) or the game ends. The observation is
+exactly the AEC observation vector of the learner's seat; the reward is that seat's terminal
+reward from the game (0 on every other step).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import Env, spaces
+
+from envs.core.errors import ActionError, GameOverError, IllegalActionError, OptionError
+
+GAME_IDS = {
+    "century": "meeple_gym/Century-v0",
+    "radlands": "meeple_gym/Radlands-v0",
+    "everdell": "meeple_gym/Everdell-v0",
+    "endeavor": "meeple_gym/Endeavor-v0",
+}
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+ILLEGAL_ACTION_REWARD = -1.0
+# Re-deals allowed when the opponents finish a game before the learner ever decides (a
+# reset must hand back a live position); a game never does this today, so this only bounds it.
+_MAX_REDEALS = 100
+
+
+def _opponent_policy(entry, game: str, seed: int):
+    """``entry`` as a function ``observation dict -> action``."""
+    if isinstance(entry, str):
+        from baselines.evaluate import make_agent
+
+        return make_agent(entry, game, seed).act
+    act = getattr(entry, "act", None)
+    if callable(act):
+        return act
+    if callable(entry):
+        return entry
+    raise OptionError(
+        'opponent must be "random", "heuristic", an agent with act(observation) -> int, a '
+        f"callable observation -> int, or a non-empty list of those; got {entry!r}"
+    )
+
+
+class SingleAgentEnv(Env):
+    """One learner seat against ``opponent``; see the module docstring and docs/gymnasium.md.
+
+    Args:
+        game: a game name (``envs.available_games()``).
+        num_players: seats at the table (default 2; 1 for Everdell solo against Rugwort).
+        opponent: ``"random"``, ``"heuristic"``, an agent object with ``act(obs_dict) -> int``,
+            a callable ``obs_dict -> int``, or a list of those (the opponent pool: each
+            opponent seat draws one entry per episode).
+        seat: the learner's seat, or ``None`` (default) for a random seat each episode.
+        illegal_action: ``"raise"`` (``IllegalActionError``, nothing changes) or ``"lose"``
+            (the episode ends: ``terminated=True``, reward -1, ``info["illegal_action"]``).
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the text board).
+        **options: game options, as for ``envs.make``.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str = "century",
+        num_players: int = 2,
+        opponent="random",
+        seat: int | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **options,
+    ):
+        import envs
+
+        self._aec = envs.make(game, num_players, render_mode=render_mode, **options)
+        self._raw = self._aec.unwrapped
+        self.game = game
+        self.num_players = self._raw.num_players
+        self.render_mode = render_mode
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise OptionError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
+            )
+        self.illegal_action = illegal_action
+        if seat is not None:
+            if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
+                raise OptionError(f"seat must be None or an int, got {type(seat).__name__}")
+            if not 0 <= seat < self.num_players:
+                raise OptionError(
+                    f"seat must be in [0, {self.num_players}) for {self.num_players} players, "
+                    f"got {seat}"
+                )
+            seat = int(seat)
+        self.fixed_seat = seat
+        pool = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+        if not pool:
+            raise OptionError("opponent pool is empty")
+        for entry in pool:
+            _opponent_policy(entry, game, 0)  # a bad entry fails here, not at reset
+        self.opponent_pool = pool
+        self._policies: list | None = None  # built from the env seed at the first reset
+
+        agent0 = self._raw.possible_agents[0]
+        self.observation_space = self._raw.observation_space(agent0)["observation"]
+        self.action_space = spaces.Discrete(self._raw.spec.num_actions)
+        self.metadata = dict(self.metadata, name=f"meeple_{game}_single_v0")
+
+        self.seat = 0
+        self._agent = agent0
+        self._seat_policy: list = []
+        self._seat_pool_index: list = []
+        self._mask = np.zeros(self._raw.spec.num_actions, dtype=np.int8)
+        self._done = True
+        self._has_reset = False
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new game. ``reset(seed=s)`` makes everything that follows (deals, seats,
+        opponent draws and the opponents' own seeds) a function of ``s``. ``options`` is
+        accepted for API compatibility and ignored: game options go to the constructor."""
+        del options
+        super().reset(seed=seed)
+        rng = self.np_random
+        if seed is not None or self._policies is None:
+            # String opponents are rebuilt so their random choices follow the env seed too.
+            self._policies = [
+                _opponent_policy(entry, self.game, int(rng.integers(2**31)))
+                for entry in self.opponent_pool
+            ]
+        for _ in range(_MAX_REDEALS):
+            self.seat = (
+                self.fixed_seat
+                if self.fixed_seat is not None
+                else int(rng.integers(self.num_players))
+            )
+            self._agent = self._raw.possible_agents[self.seat]
+            self._seat_pool_index = [
+                -1 if s == self.seat else int(rng.integers(len(self._policies)))
+                for s in range(self.num_players)
+            ]
+            pool = self._policies
+            self._seat_policy = [pool[k] if k >= 0 else None for k in self._seat_pool_index]
+            self._aec.reset(seed=int(rng.integers(2**63)))
+            self._has_reset = True
+            self._done = False
+            self._play_opponents()
+            if not self._game_over():
+                break
+        else:  # pragma: no cover - no game ends before the learner's first decision
+            raise RuntimeError(f"{self.game}: the opponents ended {_MAX_REDEALS} games alone")
+        obs = self._observe()
+        info = {
+            "action_mask": self._mask.copy(),
+            "seat": self.seat,
+            "opponents": tuple(self._seat_pool_index),
+        }
+        return obs, info
+
+    def step(self, action):
+        if not self._has_reset:
+            raise GameOverError("call reset() before step()")
+        if self._done:
+            raise GameOverError("the episode is over; call reset()")
+        a = self._check_action(action)
+        if a is None:  # illegal action with illegal_action="lose"
+            self._done = True
+            self._mask[:] = 0
+            info = {"action_mask": self._mask.copy(), "seat": self.seat, "illegal_action": True}
+            return self._observe(), ILLEGAL_ACTION_REWARD, True, False, info
+        self._raw.step(a)
+        self._play_opponents()
+        obs = self._observe()
+        info = {"action_mask": self._mask.copy(), "seat": self.seat}
+        if self._game_over():
+            self._done = True
+            raw = self._raw
+            info.update(raw.infos[self._agent])  # {"score": ...}
+            return (
+                obs,
+                float(raw.rewards[self._agent]),
+                bool(raw.terminations[self._agent]),
+                bool(raw.truncations[self._agent]),
+                info,
+            )
+        return obs, 0.0, False, False, info
+
+    def _check_action(self, action) -> int | None:
+        """The action as an int; None for a legal-range but illegal action in "lose" mode.
+        Malformed actions (not an integer, out of range) raise ``ActionError`` in both modes."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ActionError(
+                f"action must be an integer in [0, {self.action_space.n}), "
+                f"got {type(action).__name__} {action!r}"
+            )
+        a = int(action)
+        if not 0 <= a < self.action_space.n:
+            raise ActionError(f"action {a} is out of range [0, {self.action_space.n})")
+        if self._mask[a]:
+            return a
+        if self.illegal_action == "lose":
+            return None
+        raise IllegalActionError(
+            f"action {a} ({self._raw.action_to_string(a)}) is illegal for seat {self.seat} "
+            f"now; legal: {np.flatnonzero(self._mask).tolist()}"
+        )
+
+    def _game_over(self) -> bool:
+        return bool(self._raw.terminations[self._agent] or self._raw.truncations[self._agent])
+
+    def _play_opponents(self) -> None:
+        """Step the other seats until the learner decides or the game ends; sets the mask."""
+        raw = self._raw
+        while not self._game_over() and raw.agent_selection != self._agent:
+            actor = raw.agent_selection
+            policy = self._seat_policy[raw.agent_name_mapping[actor]]
+            raw.step(int(policy(raw.observe(actor))))
+        if self._game_over():
+            self._mask[:] = 0
+        else:
+            self._mask[:] = raw.observe(self._agent)["action_mask"]
+
+    def _observe(self) -> np.ndarray:
+        return self._raw.observe(self._agent)["observation"]
+
+    # ---- tools ----------------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool vector (sb3-contrib's MaskablePPO calls this);
+        all False once the episode is over."""
+        return self._mask.astype(bool)
+
+    def action_to_string(self, action) -> str:
+        return self._raw.action_to_string(action)
+
+    @property
+    def aec_env(self):
+        """The underlying PettingZoo AEC env (read it; stepping it desynchronises this env)."""
+        return self._aec
+
+    def render(self):
+        if not self._has_reset:
+            raise GameOverError("call reset() before render()")
+        return self._raw.render()
+
+    def close(self):
+        self._aec.close()
+
+
+def register_envs() -> None:
+    """Register ``meeple_gym/<Game>-v0`` for every game with Gymnasium (idempotent)."""
+    import gymnasium
+
+    for game, env_id in GAME_IDS.items():
+        if env_id in gymnasium.registry:
+            continue
+        gymnasium.register(
+            id=env_id, entry_point="envs.core.gym_env:SingleAgentEnv", kwargs={"game": game}
+        )
