@@ -5,7 +5,7 @@ should never see raises IndexError instead of writing into memory.
     python tests/tools/fuzz_snapshots.py GAME CASES SEED
 
 For each case: play a seeded random game to a random point, mutate its snapshot (or its raw
-record bytes), try to load it; if the engine accepts it, play legal random steps and check that
+record bytes; every fifth case is an unmutated control that must load), try to load it; if the engine accepts it, play legal random steps and check that
 every position reached is again one the engine accepts (its snapshot loads and round-trips).
 Prints one JSON line of counts; exits 1 with the failing case on any other error.
 """
@@ -134,13 +134,16 @@ def play_on(env, rng) -> int:
     return steps
 
 
-def fuzz_snapshot(game: str, rng, counts: dict) -> None:
+def fuzz_snapshot(game: str, rng, counts: dict, control: bool) -> None:
     env = random_position(game, rng)
-    snap = mutate(env.unwrapped.to_dict(), rng, int(rng.integers(1, 4)))
+    mutations = 0 if control else int(rng.choice([1, 1, 1, 2, 3]))
+    snap = mutate(env.unwrapped.to_dict(), rng, mutations)
     twin = envs.make(game, num_players=env.unwrapped.num_players)
     try:
         twin.unwrapped.from_dict(snap)
     except SnapshotError:
+        if control:  # a position the engine reached must load
+            raise
         counts["refused"] += 1
         return
     counts["accepted"] += 1
@@ -148,7 +151,7 @@ def fuzz_snapshot(game: str, rng, counts: dict) -> None:
     counts["steps"] += play_on(twin, rng)
 
 
-def fuzz_records(game: str, rng, counts: dict) -> None:
+def fuzz_records(game: str, rng, counts: dict, control: bool) -> None:
     spec = envs.get_spec(game)
     n = players_for(spec, rng)
     size = 4
@@ -160,7 +163,9 @@ def fuzz_records(game: str, rng, counts: dict) -> None:
         random_legal_actions(batch.legal_mask, words, actions)
         batch.step(actions)
     raw = bytearray(batch.states.tobytes())
-    if rng.random() < 0.2:
+    if control:
+        pass  # records the engine made (not issued by this batch: the full checks run)
+    elif rng.random() < 0.2:
         raw = bytearray(rng.integers(0, 256, len(raw), dtype=np.uint8).tobytes())
     else:
         for _ in range(int(rng.integers(1, 6))):
@@ -169,6 +174,8 @@ def fuzz_records(game: str, rng, counts: dict) -> None:
     try:
         batch.set_states(bytes(raw))
     except SnapshotError:
+        if control:
+            raise
         counts["records_refused"] += 1
         return
     counts["records_accepted"] += 1
@@ -184,11 +191,12 @@ def main(game: str, cases: int, seed: int) -> int:
     counts = {"refused": 0, "accepted": 0, "records_refused": 0, "records_accepted": 0, "steps": 0}
     for case in range(cases):
         rng = np.random.default_rng([seed, case])
+        control = case % 5 == 0  # unmutated: must be accepted, and exercises the play-on path
         try:
             if case % 3 == 2:
-                fuzz_records(game, rng, counts)
+                fuzz_records(game, rng, counts, control)
             else:
-                fuzz_snapshot(game, rng, counts)
+                fuzz_snapshot(game, rng, counts, control)
         except MeepleError as exc:
             if isinstance(exc, SnapshotError):
                 print(json.dumps({"game": game, "case": case, "seed": seed, "error": str(exc)}))
