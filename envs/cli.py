@@ -63,7 +63,7 @@ def cmd_arena(args) -> int:
     from envs.core.warmup import ensure_warm
 
     rows = []
-    ensure_warm(envs.available_games())
+    ensure_warm(envs.available_games(), parts=("batch", "rollout"))
     for game in envs.available_games():
         players = 2
         match = play_match(
@@ -110,7 +110,7 @@ def cmd_eval(args) -> int:
     from envs.core.warmup import ensure_warm
 
     envs.get_spec(args.game)  # fail fast on an unknown game
-    ensure_warm([args.game])
+    ensure_warm([args.game], parts=("batch",))
     result = play_match(
         args.game, args.players, args.agents, args.games, args.seed, progress=not args.json
     )

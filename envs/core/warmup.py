@@ -5,8 +5,9 @@
 silent. The work is split into parts (single-game kernels, batch kernels with the heuristic,
 rollouts) that compile side by side in worker processes: Numba compiles on one core.
 
-A game is *warm* when its cache folder (keyed by its sources, ``envs.core.jit``) holds the
-marker this module writes after every part compiled.
+A part is *warm* when its game's cache folder (keyed by the game's sources, ``envs.core.jit``)
+holds the marker this module writes once the part compiled. Commands warm only the parts they
+use (the arena needs no single-game kernels, ``eval`` no rollout kernel).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from multiprocessing import get_context
 import numpy as np
 
 PARTS = ("single", "batch", "rollout")
-MARKER = "warm.json"
 
 
 def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
@@ -56,34 +56,36 @@ def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
     return game, part, time.perf_counter() - start
 
 
-def marker_path(game: str):
+def marker_path(game: str, part: str):
     from envs.core import jit
 
-    return jit.cache_dir(game) / MARKER
+    return jit.cache_dir(game) / f"warm-{part}.json"
 
 
-def is_warm(game: str) -> bool:
-    return marker_path(game).is_file()
+def is_warm(game: str, parts=PARTS) -> bool:
+    return all(marker_path(game, part).is_file() for part in parts)
 
 
-def _mark_warm(game: str, seconds: dict) -> None:
+def _mark_warm(game: str, part: str, seconds: float) -> None:
     try:
-        path = marker_path(game)
+        path = marker_path(game, part)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"game": game, "compile_seconds": seconds}, indent=1))
+        path.write_text(json.dumps({"game": game, "part": part, "compile_seconds": seconds}))
     except OSError:
         pass  # no writable cache: nothing to remember (envs.core.jit warned)
 
 
-def warm(games, workers: int | None = None, progress: bool = True, stream=None) -> dict:
-    """Compile every part of ``games``; returns {game: {part: seconds}}.
+def warm(
+    games, workers: int | None = None, progress: bool = True, stream=None, parts=PARTS
+) -> dict:
+    """Compile ``parts`` of ``games``; returns {game: {part: seconds}}.
 
     ``workers`` processes (default: the number of CPUs) compile parts side by side.
     """
     from tqdm import tqdm
 
     stream = stream or sys.stderr
-    tasks = [(g, p) for g in games for p in PARTS]
+    tasks = [(g, p) for g in games for p in parts]
     workers = max(1, min(workers or os.cpu_count() or 1, len(tasks)))
     seconds: dict[str, dict[str, float]] = {g: {} for g in games}
     bar = tqdm(
@@ -94,6 +96,7 @@ def warm(games, workers: int | None = None, progress: bool = True, stream=None) 
             for task in tasks:
                 game, part, took = warm_part(task)
                 seconds[game][part] = took
+                _mark_warm(game, part, took)
                 bar.set_postfix_str(f"{game} {part}")
                 bar.update()
         else:
@@ -103,19 +106,19 @@ def warm(games, workers: int | None = None, progress: bool = True, stream=None) 
                 for future in as_completed(futures):
                     game, part, took = future.result()
                     seconds[game][part] = took
+                    _mark_warm(game, part, took)
                     bar.set_postfix_str(f"{game} {part}")
                     bar.update()
     finally:
         bar.close()
-    for game in games:
-        _mark_warm(game, seconds[game])
     return seconds
 
 
-def ensure_warm(games, progress: bool = True, stream=None) -> list[str]:
-    """Warm the games that are not yet; says so first. Returns the games it compiled."""
+def ensure_warm(games, parts=PARTS, progress: bool = True, stream=None) -> list[str]:
+    """Warm the ``parts`` of ``games`` that are not yet; says so first. Returns the games it
+    compiled."""
     stream = stream or sys.stderr
-    cold = [g for g in games if not is_warm(g)]
+    cold = [g for g in games if not is_warm(g, parts)]
     if cold:
         print(
             f"meeple: compiling the kernels of {', '.join(cold)} (first run after install or "
@@ -123,5 +126,6 @@ def ensure_warm(games, progress: bool = True, stream=None) -> list[str]:
             file=stream,
             flush=True,
         )
-        warm(cold, progress=progress, stream=stream)
+        todo = [p for p in parts if not all(is_warm(g, (p,)) for g in cold)]
+        warm(cold, progress=progress, stream=stream, parts=todo)
     return cold
