@@ -171,6 +171,12 @@ def compare_play(ref, states, rnd, label, max_steps=None, history_len=12):
         legal = ref.legal_actions()
         if kernel_legal != legal:
             fail(f"legal actions differ\n  reference {legal}\n  kernel    {kernel_legal}")
+        if states[0]["phase"] == rules.PHASE_DECISION:
+            # snapshots recompute the pending decision (issue 10.1): it must be the same one
+            again = np.zeros(NUM_ACTIONS, np.int8)
+            decider = rules.pending_mask_into(states, 0, again)
+            if decider != states[0]["current_player"] or not np.array_equal(again, mask):
+                fail(f"recomputed decision {np.flatnonzero(again).tolist()} for {decider}")
         if ref.is_over or (max_steps is not None and len(history) >= max_steps):
             return ref
         action = rnd.choice(legal)

@@ -465,7 +465,7 @@ def _extra_hand_card(snap):
 
 def _lost_deck_card(snap):
     snap["deck"].pop(0)
-    snap["leftovers"]["deck_tail"].insert(0, None)  # keep the tail's length right
+    snap["leftovers"]["deck_tail"].insert(0, "Muse")  # keep the tail's length right
 
 
 def _second_argo(snap):
@@ -752,17 +752,17 @@ VALIDATION_CASES = {
     "target on an empty place": (
         "decision",
         _set("pending", "options", ["target opp col 3 pos 2"]),
-        ["'target opp col 3 pos 2'", "empty place"],
+        ["pending.options", "not legal: ['target opp col 3 pos 2']", "rules give exactly"],
     ),
     "hand card not held": (
         "decision",
         _set("pending", "options", ["select Truce"]),
-        ["'select Truce'", "does not hold"],
+        ["pending.options", "not legal: ['select Truce']", "rules give exactly"],
     ),
     "queue slot empty": (
         "decision",
         _set("pending", "options", ["select opp slot 1"]),
-        ["'select opp slot 1'", "empty queue slot"],
+        ["pending.options", "not legal: ['select opp slot 1']", "rules give exactly"],
     ),
     "mask kept twice": (
         "decision",
@@ -943,17 +943,24 @@ def test_draft_and_placement_names():
 JUGGERNAUT = D.CAMP_ID["juggernaut"]
 
 
-def _juggernaut_on_space_1():
-    """Player 0 kept Juggernaut for column 1 and used it once in an empty column (it is on
-    space 1 of 3, subtleties §15); then a Sniper stands in front of it. Player 0 to act."""
-    seed = next(k for k in range(500) if JUGGERNAUT in _new_game(k)[0]["offer"][0])
+def _game_with_camp(camp):
+    """A drafted game where player 0 kept ``camp`` for column 1; player 0's actions phase."""
+    seed = next(k for k in range(500) if camp in _new_game(k)[0]["offer"][0])
     states = _new_game(seed)
     s = states[0]
-    R.apply_action(states, 0, R.A_KEEP + [int(x) for x in s["offer"][0]].index(JUGGERNAUT))
+    R.apply_action(states, 0, R.A_KEEP + [int(x) for x in s["offer"][0]].index(camp))
     while s["phase"] == R.PHASE_DRAFT:
         R.apply_action(states, 0, int(_legal(states)[0]))
     if s["turn_player"] != 0:
         R.apply_action(states, 0, R.A_END_TURN)
+    return states
+
+
+def _juggernaut_on_space_1():
+    """Player 0 kept Juggernaut for column 1 and used it once in an empty column (it is on
+    space 1 of 3, subtleties §15); then a Sniper stands in front of it. Player 0 to act."""
+    states = _game_with_camp(JUGGERNAUT)
+    s = states[0]
     s["water"] = 3
     R.apply_action(states, 0, R.A_USE)  # column 1, index 0, ability 1
     assert s["juggernaut_moves"][0] == 1 and s["phase"] == R.PHASE_ACTIONS
@@ -1005,6 +1012,152 @@ def test_juggernaut_space_must_fit_the_people_around_it(mutate, words):
         from_dict(snap)
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+def _parachute_placing_sniper():
+    """Player 0 used Parachute Base (column 1) on a Sniper and now places it (stage 2)."""
+    states = _game_with_camp(D.CAMP_ID["parachute_base"])
+    s = states[0]
+    s["water"] = 6
+    _take_from_deck(s, SNIPER)
+    s["hand"][0, SNIPER] += 1
+    R.apply_action(states, 0, R.A_USE)
+    R.apply_action(states, 0, R.A_SELECT_HAND + SNIPER)
+    assert s["phase"] == R.PHASE_DECISION and s["fr_stage"][s["depth"] - 1] == 2
+    return states
+
+
+@pytest.mark.parametrize(
+    "aux, words",
+    [
+        (D.DECK_TYPE_ID["banish"], ["vm.frames[0].aux", "not a person"]),  # an event type
+        (D.DECK_TYPE_ID["muse"], ["vm.frames[0].aux", "'Muse' is not in player 0's hand"]),
+        (67, ["vm.frames[0].aux", "0..66"]),  # past every card table
+    ],
+)
+def test_parachute_step_must_name_a_person_in_hand(aux, words):
+    # issue 10.1a: the aux of a Parachute Base step indexes the card tables and the hand
+    snap = to_dict(_parachute_placing_sniper(), 0)
+    from_dict(copy.deepcopy(snap))
+    snap["vm"]["frames"][-1]["aux"] = aux
+    with pytest.raises(SnapshotError) as info:
+        from_dict(snap)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
+def test_pending_options_are_recomputed_not_trusted():
+    # issue 10.1b: the listed options must be exactly the rules' (RAD-A1 placements here)
+    states = _parachute_placing_sniper()
+    snap = to_dict(states, 0)
+    assert snap["pending"]["options"] == [
+        ACTION_LABELS[a] for a in np.flatnonzero(states[0]["pend_mask"])
+    ]
+    extra = copy.deepcopy(snap)
+    extra["pending"]["options"].append("place col 1 pos 1")  # behind a camp at the back
+    with pytest.raises(SnapshotError, match="not legal: \\['place col 1 pos 1'\\]"):
+        from_dict(extra)
+    fewer = copy.deepcopy(snap)
+    dropped = fewer["pending"]["options"].pop()
+    with pytest.raises(SnapshotError, match=f"missing: \\['{dropped}'\\]"):
+        from_dict(fewer)
+    wrong_stage = copy.deepcopy(snap)
+    wrong_stage["vm"]["frames"][-1]["stage"] = 1  # making room: only with all 6 places full
+    with pytest.raises(SnapshotError, match="cannot be waiting"):
+        from_dict(wrong_stage)
+
+
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        (_set("water", 101), ["water", "0..100"]),
+        (_set("next_uid", R.STEP_CAP + 8), ["next_uid", f"7..{R.STEP_CAP + 7}"]),
+        (_set("players", 0, "entered_this_turn", 101), ["entered_this_turn", "0..100"]),
+        (_set("turn_count", 10**6 + 1), ["turn_count", "turns <= steps"]),
+    ],
+)
+def test_counters_are_bounded_by_what_the_game_reaches(board, mutate, words):
+    # issue 10.3: no counter may sit where the next legal step would wrap its integer
+    snap = to_dict(board, 0)
+    mutate(snap)
+    with pytest.raises(SnapshotError) as info:
+        from_dict(snap)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
+def test_null_in_the_deck_tail_is_refused(board):
+    # issue 10.6: from_dict accepted it and to_dict then refused the same state
+    snap = to_dict(board, 0)
+    assert snap["leftovers"]["deck_tail"], "the board fixture has drawn cards"
+    snap["leftovers"]["deck_tail"][0] = None
+    with pytest.raises(SnapshotError, match="leftovers.deck_tail\\[0\\]"):
+        from_dict(snap)
+
+
+def _mutations(value, rng, names):
+    """Random replacements for one leaf: other types, near values, card names, nulls."""
+    pool = [None, True, False, 0, 1, 2, -1, 3, 7, 66, 127, 30000, "", "Muse", "Raiders"]
+    pool += list(rng.choice(names, 3))
+    if isinstance(value, bool):
+        pool.append(not value)
+    elif isinstance(value, int):
+        pool += [value + 1, value - 1, value * 2]
+    return pool[int(rng.integers(len(pool)))]
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, path + (key,))
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            yield from _leaves(value, path + (k,))
+        yield path, node  # the list itself: drop or duplicate an entry
+    else:
+        yield path, node
+
+
+def test_every_accepted_mutation_round_trips(positions):
+    """Issue 10.6 as a property: whatever from_dict accepts, to_dict writes back unchanged,
+    and the game goes on with legal steps that stay describable."""
+    rng = np.random.default_rng(11)
+    names = list(D.DECK_TYPE_NAMES) + list(D.CAMP_NAMES)
+    accepted = 0
+    for states in positions[::3]:
+        base = to_dict(states, 0)
+        leaves = list(_leaves(base))
+        for _ in range(12):
+            snap = copy.deepcopy(base)
+            path, value = leaves[int(rng.integers(len(leaves)))]
+            target = snap
+            for key in path[:-1]:
+                target = target[key]
+            if isinstance(value, list):
+                new = list(value)
+                if new and rng.random() < 0.5:
+                    new.pop(int(rng.integers(len(new))))
+                elif new:
+                    new.append(copy.deepcopy(new[0]))
+                value = new
+            else:
+                value = _mutations(value, rng, names)
+            if path:
+                target[path[-1]] = value
+            try:
+                restored = from_dict(snap)
+            except SnapshotError:
+                continue
+            accepted += 1
+            again = to_dict(restored, 0)
+            assert from_dict(again).tobytes() == restored.tobytes(), path
+            assert again == snap or from_dict(snap).tobytes() == restored.tobytes()
+            for _ in range(10):
+                if restored[0]["phase"] == R.PHASE_OVER:
+                    break
+                _step_random(restored, rng)
+                to_dict(restored, 0)
+    assert accepted > 50  # the benign mutations (counts, flags, leftovers) do get in
 
 
 @pytest.mark.parametrize("action", [-1, R.NUM_ACTIONS, 10**6])

@@ -140,6 +140,7 @@ DEPTH = 3  # entities per column: the camp and at most 2 people (RAD-B2)
 MAX_FRAMES = 10
 STEP_CAP = 20000  # sub-decisions; a game past it is truncated (no RAD rule: engine safety)
 MAX_REARRANGE = 6  # High Ground moves before the rearrangement ends by itself
+ENTERED_CAP = 100  # people entered this turn are counted up to here (only >= 2 matters)
 
 EMPTY, CAMP, PERSON = 0, 1, 2
 PHASE_DRAFT, PHASE_ACTIONS, PHASE_DECISION, PHASE_OVER = range(4)
@@ -672,6 +673,14 @@ def _push_internal(s, op, arg, owner, src):
 
 
 @kernel
+def _count_entry(s, p):
+    # only "at least 2" is ever asked (Nest of Spies, Transplant Lab): the count stops at
+    # ENTERED_CAP so that the int8 field never wraps
+    if s.entered_this_turn[p] < ENTERED_CAP:
+        s.entered_this_turn[p] += 1
+
+
+@kernel
 def _enter_person(s, p, c, i, t, punk):
     """Put a person into play at (p, c, i) and fire its entry trait (RAD-A1, RAD-A2)."""
     _open_place(s, p, c, i)
@@ -685,7 +694,7 @@ def _enter_person(s, p, c, i, t, punk):
     # RAD-R2: a person enters not ready, unless Karli Blaze's or Rescue Team's trait says so.
     ready = _trait_person_active(s, p, P_KARLI) or (punk == 0 and t == P_RESCUE_TEAM)
     s.ent_not_ready[p, c, i] = 0 if ready else 1
-    s.entered_this_turn[p] += 1
+    _count_entry(s, p)
     if punk == 0 and ENTER_PROG[t] >= 0:
         _push_program(s, ENTER_PROG[t], p, uid, FIN_NONE, 0)
     return uid
@@ -1502,7 +1511,7 @@ def _exec(s, d, action):
             s.ent_punk[owner, c, i] = 0
             ready = _trait_person_active(s, owner, P_KARLI) or t == P_RESCUE_TEAM
             s.ent_not_ready[owner, c, i] = 0 if ready else 1
-            s.entered_this_turn[owner] += 1
+            _count_entry(s, owner)
             if ENTER_PROG[t] >= 0:
                 _push_program(s, ENTER_PROG[t], owner, s.ent_uid[owner, c, i], FIN_NONE, 0)
         else:
@@ -2172,6 +2181,248 @@ def legal_mask_into(states, g, mask):
                 if _program_usable(s, prog, p, s.ent_uid[p, c, i]):
                     mask[A_USE + (c * 3 + i) * 3 + k] = 1
     mask[A_END_TURN] = 1
+
+
+@kernel
+def _borrow_choices(s, owner, user, p, c, i, mask):
+    # the CHOOSE options of _choose_ability, written into ``mask``
+    count = 0
+    for k in range(2):
+        if _borrow_ok(s, owner, user, p, c, i, k):
+            mask[A_CHOOSE + k] = 1
+            count += 1
+    return count
+
+
+@kernel
+def _pending_choices(s, mask):
+    """The decision the top frame is waiting for, recomputed from the position alone: fills
+    ``mask`` with the legal choices exactly as ``_exec`` offers them and returns the decider,
+    or -1 when the top frame cannot be waiting there (an unreachable stage or no choice).
+
+    Only reads the record; snapshot.from_dict has already checked every index it uses (the
+    frame's program, pc, stage, aux and that uid)."""
+    mask[:] = 0
+    d = s.depth - 1
+    if d < 0:
+        return -1
+    prog = s.fr_prog[d]
+    if prog == INTERNAL:
+        op = s.fr_op[d]
+        arg = s.fr_arg[d]
+        who = 0
+    else:
+        op = CODE[prog, s.fr_pc[d], 0]
+        arg = CODE[prog, s.fr_pc[d], 1]
+        who = CODE[prog, s.fr_pc[d], 2]
+    owner = s.fr_owner[d]
+    src = s.fr_src[d]
+    decider = owner if who == 0 else 1 - owner
+    stage = s.fr_stage[d]
+    opp = 1 - owner
+    count = 0
+    skip = False
+    if op == OP_DAMAGE or op == OP_DESTROY:
+        if stage != 0 or arg == T_SELF:
+            return -1
+        count = _fill_targets(s, decider, arg, src, mask)
+    elif op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
+        if stage != 0:
+            return -1
+        tk = arg if op == OP_RESTORE else T_OWN_DAMAGED_CARD
+        if op == OP_RESTORE_READY:
+            tk = T_OWN_DAMAGED_PERSON
+        count = _fill_targets(s, owner, tk, src, mask)
+        decider = owner
+        skip = True
+    elif op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
+        if stage != 0:
+            return -1
+        count = _fill_columns(s, owner, op == OP_COLUMN_DESTROY_PEOPLE, mask)
+        decider = owner
+    elif op == OP_GAIN_PUNK or op == I_PLAY:
+        optional = op == OP_GAIN_PUNK
+        t = -1 if optional else arg
+        decider = owner
+        if stage == 0:
+            if not _board_full(s, owner):
+                return -1
+            if optional:
+                count = _fill_targets(s, owner, T_OWN_PERSON, 0, mask)
+                skip = True
+            else:
+                for c in range(COLS):
+                    if _play_cost(s, owner, t, c) <= s.water:
+                        for i in range(s.col_len[owner, c]):
+                            if s.ent_kind[owner, c, i] == PERSON:
+                                mask[A_TARGET + c * 3 + i] = 1
+                                count += 1
+        elif stage <= 2:
+            budget = s.water if t >= 0 else 0
+            count = _fill_placements(s, owner, t, budget, mask)
+            skip = optional and stage == 1
+        else:
+            return -1
+    elif op == OP_MILL_JUNK or op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
+        if stage != 0:
+            return -1
+        for k in range(s.revealed_n):
+            mask[A_CHOOSE + k] = 1
+            count += 1
+        decider = owner
+        skip = op == OP_MILL_JUNK
+    elif op == OP_RETURN_TO_HAND:
+        count = _fill_targets(s, owner, T_OWN_PERSON, 0, mask) if stage == 0 else 0
+        decider = owner
+    elif op == OP_ADVANCE_EVENT:
+        count = _fill_events(s, owner, mask) if stage == 0 else 0
+        decider = owner
+    elif op == OP_PUSH_BACK:
+        q = s.queue[opp]
+        if stage == 0 and ((q[0] >= 0 and q[1] < 0) or (q[1] >= 0 and q[2] < 0)):
+            mask[A_CHOOSE] = 1
+            count = 1
+        decider = owner
+        skip = True
+    elif op == OP_FLIP_PUNK or op == OP_REBUILD:
+        if stage == 0:
+            count = _fill_own(s, owner, op == OP_FLIP_PUNK, op == OP_REBUILD, mask)
+        decider = owner
+    elif op == OP_JUGGERNAUT:
+        if stage != 1:
+            return -1
+        count = _fill_targets(s, opp, T_OWN_CAMP, 0, mask)
+        decider = opp
+    elif op == OP_MERCENARY:
+        decider = opp
+        if stage == 0:
+            mask[A_CHOOSE] = 1
+            count = 1
+            cards = 0
+            for t in range(N_DT):
+                cards += s.hand[opp, t]
+            if cards >= 2:
+                mask[A_CHOOSE + 1] = 1
+                count += 1
+        elif stage == 1:
+            count = _fill_targets(s, opp, T_OWN_CARD, 0, mask)
+        elif stage == 2 and s.fr_aux[d] < 2:
+            for t in range(N_DT):
+                if s.hand[opp, t] > 0:
+                    mask[A_SELECT_HAND + t] = 1
+                    count += 1
+        else:
+            return -1
+    elif op == OP_OCTAGON:
+        if stage > 1:
+            return -1
+        decider = owner if stage == 0 else opp
+        count = _fill_targets(s, decider, T_OWN_PERSON, 0, mask)
+    elif op == OP_FAMINE:
+        if stage > 1:
+            return -1
+        decider = owner if stage == 0 else opp
+        if _people_count(s, decider) >= 2:
+            count = _fill_targets(s, decider, T_OWN_PERSON, 0, mask)
+    elif op == OP_REARRANGE:
+        decider = owner
+        if s.fr_aux[d] >= MAX_REARRANGE:
+            return -1
+        if stage == 0:
+            count = _fill_targets(s, owner, T_OWN_PERSON, 0, mask)
+            skip = True
+        elif stage == 1 and s.lift_uid != 0:
+            count = _fill_rearrange_places(s, owner, s.fr_aux[d], mask)
+        else:
+            return -1
+    elif op == OP_CHOOSE or op == OP_AND_OR:
+        if prog == INTERNAL or stage != 0:
+            return -1
+        pc = s.fr_pc[d]
+        decider = owner
+        if op == OP_CHOOSE:
+            for k in range(arg):
+                if _step_possible(s, prog, pc + 1 + k, owner, src):
+                    mask[A_CHOOSE + k] = 1
+                    count += 1
+        else:
+            first = _step_possible(s, prog, pc + 1, owner, src)
+            second = _step_possible(s, prog, pc + 2, owner, src)
+            if first:
+                mask[A_CHOOSE] = 1
+            if second:
+                mask[A_CHOOSE + 1] = 1
+            if first and second:
+                mask[A_CHOOSE + 2] = 1
+            count = (1 if first else 0) + (1 if second else 0)
+    elif op == OP_DISCARD_HAND or op == OP_WAREHOUSE:
+        if stage != 0 or (op == OP_DISCARD_HAND and s.fr_aux[d] >= arg):
+            return -1
+        for t in range(N_DT):
+            if s.hand[owner, t] > 0:
+                mask[A_SELECT_HAND + t] = 1
+                count += 1
+        decider = owner
+        skip = op == OP_WAREHOUSE and s.fr_aux[d] >= 1
+    elif op == OP_MIMIC or op == OP_ADRENALINE:
+        decider = owner
+        if stage == 0:
+            count = _fill_borrow(s, owner, src, op == OP_ADRENALINE, mask)
+        elif stage == 1:
+            pos = _find_uid(s, s.fr_that[d])
+            if pos < 0:
+                return -1
+            user = s.fr_that[d] if op == OP_ADRENALINE else src
+            count = _borrow_choices(s, owner, user, pos // 9, (pos % 9) // 3, pos % 3, mask)
+            if count < 2:
+                return -1  # a single option is taken without asking
+        else:
+            return -1
+    elif op == OP_PARACHUTE:
+        decider = owner
+        t = s.fr_aux[d]
+        if stage == 0:
+            for u in range(N_PT):
+                if _parachute_ok(s, owner, u):
+                    mask[A_SELECT_HAND + u] = 1
+                    count += 1
+        elif stage == 1:
+            if not _board_full(s, owner):
+                return -1
+            budget = s.water - _cheapest_ability(t)
+            for c in range(COLS):
+                if _play_cost(s, owner, t, c) <= budget:
+                    for i in range(s.col_len[owner, c]):
+                        if s.ent_kind[owner, c, i] == PERSON:
+                            mask[A_TARGET + c * 3 + i] = 1
+                            count += 1
+        elif stage == 2:
+            budget = s.water - _cheapest_ability(t)
+            count = _fill_placements(s, owner, t, budget, mask)
+        elif stage == 3:
+            pos = _find_uid(s, s.fr_that[d])
+            if pos < 0:
+                return -1
+            user = s.fr_that[d]
+            count = _borrow_choices(s, owner, user, pos // 9, (pos % 9) // 3, pos % 3, mask)
+            if count < 2:
+                return -1
+        else:
+            return -1
+    else:
+        return -1  # this op never waits for a decision
+    if count == 0:
+        mask[:] = 0
+        return -1
+    if skip:
+        mask[A_SKIP] = 1
+    return decider
+
+
+@kernel
+def pending_mask_into(states, g, mask):
+    """Recompute game g's pending decision into ``mask``; returns its decider or -1."""
+    return _pending_choices(states[g], mask)
 
 
 @kernel

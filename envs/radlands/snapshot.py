@@ -96,6 +96,7 @@ from envs.radlands.rules import (
     DEPTH,
     EMPTY,
     ENTER_PROG,
+    ENTERED_CAP,
     EVENT_PROG,
     FIN_DISCARD,
     FIN_NONE,
@@ -107,6 +108,7 @@ from envs.radlands.rules import (
     JUNK_PROG,
     LENGTH,
     MAX_FRAMES,
+    MAX_REARRANGE,
     N_DT,
     N_PLAYERS,
     NUM_ACTIONS,
@@ -125,6 +127,7 @@ from envs.radlands.rules import (
     VERA_PER_TURN,
     ZETO_PLACED,
     ZETO_RESOLVED,
+    pending_mask_into,
 )
 
 GAME_NAME = "radlands"
@@ -222,8 +225,14 @@ CAMP_STATES = ("intact", "damaged", "destroyed")
 VERA_READINGS = {VERA_PER_TURN: "first_use_per_turn", VERA_PER_CARD: "first_use_per_card"}
 ZETO_READINGS = {ZETO_PLACED: "first_event_placed", ZETO_RESOLVED: "first_event_resolved"}
 RAIDERS_NAME = "Raiders"
-MAX_UID = 30000  # the kernel's uid counter wraps after this (rules._new_uid)
 FIRST_PERSON_UID = 7  # camps hold uids 1..6
+# Every new uid comes with a PLACE step, so a game under the step cap never issues more than
+# STEP_CAP of them (the kernel's wrap at 30000 stays out of reach).
+MAX_UID = FIRST_PERSON_UID + STEP_CAP
+# Water a turn can reach: 3 per turn, +1 for the Water Silo, +1 per deck card junked or
+# milled for water (66 at most) and +1 per use of a water ability (3 camps and 6 people, each
+# used at most twice with Vera Vosh): under 100, so the int16 field never comes near a wrap.
+MAX_WATER = 100
 MAX_STAGE = 7  # the deepest op (Parachute Base) uses stages 0..4
 
 CAMP_NAMES = D.CAMP_NAMES
@@ -686,6 +695,9 @@ def from_dict(snapshot: dict) -> np.ndarray:
     _read_leftovers(snap, s)
     _check_cards(snap, s)
     _check_progress(snap, s)
+    _check_stack(s)
+    if int(s["phase"]) == PHASE_DECISION:
+        _check_pending(states)
     return states
 
 
@@ -717,7 +729,7 @@ def _read_header(snap: dict, s):
     s["terminated"] = _bool(snap["terminated"], "terminated")
     s["truncated"] = _bool(snap["truncated"], "truncated")
     s["winner"] = -1 if snap["winner"] is None else _player(snap["winner"], "winner")
-    s["water"] = _int(snap["water"], "water", 0, _INT16_MAX, "water")
+    s["water"] = _int(snap["water"], "water", 0, MAX_WATER, "water")
     for key in ("reshuffled", "first_turn_done", "in_events_phase", "event_resolved"):
         s[key] = _bool(snap[key], key)
     s["zeto_used"] = _bool(snap["zeto_used"], "zeto_used")
@@ -803,7 +815,7 @@ def _read_players(snap: dict, s):
                 _fail(f"{path}.queue[{j}]", "each player has one Raiders card (RAD-S4)")
             s["queue"][p, j] = code
         s["entered_this_turn"][p] = _int(
-            player["entered_this_turn"], f"{path}.entered_this_turn", 0, 127, "count"
+            player["entered_this_turn"], f"{path}.entered_this_turn", 0, ENTERED_CAP, "count"
         )
         for key in ("raiders_resolved", "high_ground"):
             s[key][p] = _bool(player[key], f"{path}.{key}")
@@ -1043,7 +1055,7 @@ def _read_frame(s, d: int, raw, path: str):
     s["fr_src"][d] = _int(frame["source_uid"], f"{path}.source_uid", 0, top, "uid")
     s["fr_that"][d] = _int(frame["that_uid"], f"{path}.that_uid", 0, top, "uid")
     s["fr_flags"][d] = _int(frame["flags"], f"{path}.flags", 0, 3, "flags")
-    s["fr_aux"][d] = _int(frame["aux"], f"{path}.aux", 0, _INT16_MAX, "aux")
+    s["fr_aux"][d] = _int(frame["aux"], f"{path}.aux", 0, DECK_SIZE, "aux")
     then = frame["then"]
     if then is not None:
         text = _str(then, f"{path}.then")
@@ -1067,7 +1079,8 @@ def _read_leftovers(snap: dict, s):
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
     tail = _list(left["deck_tail"], "leftovers.deck_tail", DECK_SIZE - deck_n)
     for k, name in enumerate(tail):
-        s["deck"][deck_n + k] = _card_or_none(name, f"leftovers.deck_tail[{k}]")
+        # the deck array only ever holds cards (a drawn card stays behind as a leftover)
+        s["deck"][deck_n + k] = _card(name, f"leftovers.deck_tail[{k}]")
     tail = _list(left["discard_tail"], "leftovers.discard_tail", most=DECK_SIZE - discard_n)
     s["discard"][discard_n:] = -1
     for k, name in enumerate(tail):
@@ -1161,10 +1174,10 @@ def _check_progress(snap: dict, s):
             _fail("in_events_phase", f"cannot be true in phase {name!r}")
     if phase == PHASE_ACTIONS and current != turn_player:
         _fail("current_player", f"in the actions phase the turn player {turn_player} acts")
-    if phase == PHASE_DECISION:
-        if depth == 0:
-            _fail("vm.frames", "a pending decision needs a running frame")
-        _check_pending(s)
+    if phase == PHASE_DECISION and depth == 0:
+        _fail("vm.frames", "a pending decision needs a running frame")
+    if steps < int(s["turn_count"]):
+        _fail("turn_count", "every turn ends with an END_TURN step, so turns <= steps")
     if terminated and depth:
         _fail("vm.frames", "a finished game has an empty effect stack")
     _check_lifted(s)
@@ -1249,39 +1262,128 @@ def _top_op(s) -> tuple[int, int]:
     return int(CODE[prog, pc, 0]), d
 
 
-def _check_pending(s):
-    """The running frame waits, and each option points at something that exists."""
+def _check_pending(states):
+    """The running frame waits, and the listed options are exactly the ones the rules give
+    there: they are recomputed from the position (the kernel trusts this mask)."""
+    s = states[0]
     d = int(s["depth"]) - 1
     if s["fr_pc"][d] >= s["fr_end"][d]:
         _fail(f"vm.frames[{d}]", "the running frame has finished (pc == end); it cannot wait")
-    me = int(s["current_player"])
-    op, _ = _top_op(s)
-    for a in np.flatnonzero(s["pend_mask"]):
-        label = ACTION_LABELS[a]
-        where = f"pending.options: {label!r}"
-        if A_TARGET <= a < A_PLACE:
-            k = a - A_TARGET
-            p = me if k // 9 == 0 else 1 - me
-            c, i = (k % 9) // 3, k % 3
-            if i >= s["col_len"][p, c]:
-                raise SnapshotError(f"{where} points at an empty place")
-        elif A_PLACE <= a < A_CHOOSE:
-            c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
-            swap = op == _OP["REARRANGE"] and _swaps_with(s, me, c, i)
-            if not swap and _camp_index_after_place(s, me, c, i) < 0:
-                raise SnapshotError(f"{where} is not a legal place (RAD-A1, RAD-A2)")
-        elif A_CHOOSE <= a < A_SELECT_HAND:
-            revealing = op in (_OP["MILL_JUNK"], _OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"])
-            if revealing and a - A_CHOOSE >= s["revealed_n"]:
-                raise SnapshotError(f"{where} picks a card beyond vm.revealed")
-        elif A_SELECT_HAND <= a < A_SELECT_COLUMN:
-            if s["hand"][me, a - A_SELECT_HAND] <= 0:
-                raise SnapshotError(f"{where} names a card the decider does not hold")
-        elif A_SELECT_EVENT <= a < A_SKIP:
-            k = a - A_SELECT_EVENT
-            p = me if k // 3 == 0 else 1 - me
-            if s["queue"][p, k % 3] < 0:
-                raise SnapshotError(f"{where} points at an empty queue slot")
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    decider = int(pending_mask_into(states, 0, mask))
+    if decider < 0:
+        _fail(
+            f"vm.frames[{d}]",
+            f"the running step (stage {int(s['fr_stage'][d])}) cannot be waiting for a "
+            "decision in this position: it has no choice to offer there",
+        )
+    if decider != int(s["current_player"]):
+        _fail(
+            "pending.decider",
+            f"player {decider} decides this step, not player {int(s['current_player'])}",
+        )
+    if not np.array_equal(mask, s["pend_mask"]):
+        want = [ACTION_LABELS[a] for a in np.flatnonzero(mask)]
+        extra = [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"] & ~mask)]
+        missing = [ACTION_LABELS[a] for a in np.flatnonzero(mask & ~s["pend_mask"])]
+        _fail(
+            "pending.options",
+            f"the rules give exactly {_short_list(want)} here"
+            + (f"; not legal: {_short_list(extra)}" if extra else "")
+            + (f"; missing: {_short_list(missing)}" if missing else ""),
+        )
+
+
+def _short_list(items: list, most: int = 8) -> str:
+    shown = ", ".join(repr(x) for x in items[:most])
+    return f"[{shown}{', ...' if len(items) > most else ''}]"
+
+
+_INTERNAL_RUN = (I_PLAY, I_RESOLVE_EVENT, _OP["GAIN_PUNK"])
+
+
+def _check_stack(s):
+    """Every frame rests where the kernel can resume it, and each count or card its op keeps
+    in ``aux``/``that_uid`` is one the op can use (Numba does no bounds checks)."""
+    depth = int(s["depth"])
+    for d in range(depth):
+        path = f"vm.frames[{d}]"
+        prog, pc, end = int(s["fr_prog"][d]), int(s["fr_pc"][d]), int(s["fr_end"][d])
+        stage, aux, owner = int(s["fr_stage"][d]), int(s["fr_aux"][d]), int(s["fr_owner"][d])
+        if prog == INTERNAL:
+            op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
+            if op not in _INTERNAL_RUN:
+                _fail(
+                    f"{path}.internal",
+                    "the kernel runs only play_person, resolve_event and gain_punk as steps "
+                    f"of their own, not {INTERNAL_OPS[op]!r}",
+                )
+            if op == _OP["GAIN_PUNK"] and arg != 0:
+                _fail(f"{path}.arg", "gain_punk takes no argument (0)")
+        else:
+            op = int(CODE[prog, pc, 0]) if pc < end else -1
+            arg = int(CODE[prog, pc, 1]) if pc < end else 0
+        if pc >= end:
+            op = -1
+        if op < 0 and (stage or aux):
+            _fail(path, "a finished frame keeps no stage or count")
+        if d < depth - 1:
+            # below the top a frame waits for the one above it: fresh (stage 0), or a
+            # borrowed ability running (Mimic/Adrenaline stage 2, Parachute Base 3..4)
+            resting = stage == 0
+            resting |= op in (_OP["MIMIC"], _OP["ADRENALINE"]) and stage == 2
+            resting |= op == _OP["PARACHUTE"] and stage in (3, 4)
+            if not resting:
+                _fail(f"{path}.stage", f"a frame below the top cannot rest at stage {stage}")
+        _check_aux(s, d, path, op, arg, stage, aux, owner)
+
+
+def _check_aux(s, d: int, path: str, op: int, arg: int, stage: int, aux: int, owner: int):
+    if op == _OP["PARACHUTE"]:
+        if stage == 0:
+            if aux:
+                _fail(f"{path}.aux", "Parachute Base picks its person first (aux 0)")
+            return
+        if aux >= D.N_PERSON_TYPES:
+            _fail(f"{path}.aux", f"Parachute Base's person is card type {aux}, not a person")
+        if stage <= 2 and s["hand"][owner, aux] <= 0:
+            _fail(f"{path}.aux", f"{CARD_NAMES[aux]!r} is not in player {owner}'s hand")
+        if stage >= 3:
+            _check_that(s, d, path, aux)
+        return
+    if op in (_OP["MIMIC"], _OP["ADRENALINE"]) and stage == 1:
+        _check_that(s, d, path, None)
+    if op == I_PLAY and s["hand"][owner, arg] <= 0:
+        _fail(path, f"playing {CARD_NAMES[arg]!r}, which is not in player {owner}'s hand")
+    if op in (_OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"]) and d == int(s["depth"]) - 1:
+        drawn = Counter(int(t) for t in s["revealed"][: int(s["revealed_n"])])
+        for t, n in drawn.items():
+            if s["hand"][owner, t] < n:
+                _fail("vm.revealed", f"the drawn {CARD_NAMES[t]!r} is not in the hand")
+    limits = {
+        _OP["MERCENARY"]: 1,
+        _OP["DISCARD_HAND"]: max(arg - 1, 0),
+        _OP["WAREHOUSE"]: DECK_SIZE,
+        _OP["REARRANGE"]: MAX_REARRANGE - 1,
+    }
+    if aux > limits.get(op, 0):
+        _fail(f"{path}.aux", f"this step counts at most {limits.get(op, 0)}, got {aux}")
+
+
+def _check_that(s, d: int, path: str, person_type):
+    """``that_uid`` names a person in play (or, for Parachute Base, one that left play)."""
+    uid = int(s["fr_that"][d])
+    for p in range(N_PLAYERS):
+        for c in range(COLS):
+            for i in range(int(s["col_len"][p, c])):
+                if s["ent_uid"][p, c, i] == uid and s["ent_kind"][p, c, i] == PERSON:
+                    if person_type is not None and (
+                        s["ent_punk"][p, c, i] or s["ent_type"][p, c, i] != person_type
+                    ):
+                        _fail(f"{path}.that_uid", "is not the person Parachute Base dropped")
+                    return
+    if person_type is None or uid < FIRST_PERSON_UID:
+        _fail(f"{path}.that_uid", f"uid {uid} is not a person in play")
 
 
 def _check_lifted(s):
