@@ -45,7 +45,11 @@ class UnknownAgentError(OptionError):
 
 
 def make_agent(name: str, game: str, seed: int = 0):
-    """A fresh agent: ``"random"`` (any game) or ``"heuristic"`` (per game)."""
+    """A fresh agent: ``"random"`` (any game), ``"heuristic"`` (per game), or
+    ``"package.module:Class"``: a class of yours with ``act_batch(observations, masks)``, made
+    with ``Class(game=..., seed=...)`` if it takes those keywords, else ``Class()``."""
+    if ":" in name:
+        return _import_agent(name, game, seed)
     if name == "random":
         from baselines.random_agent import RandomAgent
 
@@ -56,6 +60,25 @@ def make_agent(name: str, game: str, seed: int = 0):
         module, cls = HEURISTICS[game].split(":")
         return getattr(importlib.import_module(module), cls)()
     raise UnknownAgentError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
+
+
+def _import_agent(name: str, game: str, seed: int):
+    import inspect
+
+    module_name, _, attr = name.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UnknownAgentError(f"cannot import agent {name!r}: {exc}") from None
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kwargs = {k: v for k, v in (("game", game), ("seed", seed)) if k in params}
+    agent = cls(**kwargs)
+    if not callable(getattr(agent, "act_batch", None)):
+        raise UnknownAgentError(f"agent {name!r} has no act_batch(observations, masks) method")
+    return agent
 
 
 def seat_table(num_games: int, num_players: int, num_agents: int) -> np.ndarray:
@@ -184,6 +207,9 @@ def play_match(
         "mean_score": float(scores[rows, first_seat].mean()),
         "mean_scores": mean_scores,
         "mean_length": float(lengths.mean()),
+        # Per game: index (into ``agents``) of the agent in the winning seat, or -1 (no single
+        # winner) / -2 (a solo game lost to the automated opponent).
+        "winning_agent": np.where(winner >= 0, seats[rows, np.maximum(winner, 0)], winner).tolist(),
         "wins_by_seat": [
             int(np.sum((first_seat == p) & (winner == p))) for p in range(num_players)
         ],

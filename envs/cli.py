@@ -1,7 +1,8 @@
-"""The ``meeple`` command: ``arena``, ``eval``, ``bench`` and ``warmup``.
+"""The ``meeple`` command: ``arena``, ``eval``, ``ladder``, ``bench`` and ``warmup``.
 
     meeple arena [--games N] [--seed S] [--json]
     meeple warmup [--game G ...] [--workers N] [--json]
+    meeple ladder --game G --players 2 --agents random heuristic pkg.mod:Agent [--plot F]
     meeple eval --game century --players 2 --agents heuristic random --games 1000 --seed 0
     meeple bench --game century [--quick] [--json] [--out FILE]
 
@@ -132,6 +133,30 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def cmd_ladder(args) -> int:
+    import envs
+    from baselines.ladder import format_ladder, plot_ladder, run_ladder
+    from envs.core.warmup import ensure_warm
+
+    envs.get_spec(args.game)  # fail fast on an unknown game
+    ensure_warm([args.game], parts=("batch",))
+    result = run_ladder(
+        args.game,
+        args.players,
+        args.agents,
+        args.games_per_pair,
+        args.seed,
+        progress=not args.json,
+    )
+    if args.plot:
+        result["plot"] = plot_ladder(result, args.plot)
+    if args.json:
+        _print_json(result)
+    else:
+        print(format_ladder(result))
+    return 0
+
+
 def cmd_bench(args) -> int:
     import envs
     from envs import bench
@@ -200,6 +225,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the plot here (default with --out: beside it, .png; needs matplotlib)",
     )
     be.set_defaults(func=cmd_bench)
+
+    la = sub.add_parser("ladder", help="rate agents in a seeded round-robin (OpenSkill)")
+    la.add_argument("--game", default="century")
+    la.add_argument("--players", type=int, default=2)
+    la.add_argument(
+        "--agents",
+        nargs="+",
+        default=["random", "heuristic"],
+        help="agents: random, heuristic, or package.module:Class",
+    )
+    la.add_argument("--games-per-pair", type=_positive_int, default=200)
+    la.add_argument("--seed", type=int, default=0)
+    la.add_argument("--json", action="store_true", help="print one JSON object")
+    la.add_argument("--plot", metavar="PNG", help="also draw the ladder to this PNG")
+    la.set_defaults(func=cmd_ladder)
 
     wu = sub.add_parser(
         "warmup", help="compile and cache every kernel now (for images and cluster nodes)"

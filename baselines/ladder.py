@@ -1,0 +1,138 @@
+"""A rating ladder: a seeded round-robin between agents, rated with OpenSkill.
+
+>>> from baselines.ladder import run_ladder
+>>> table = run_ladder("century", 2, ["random", "heuristic", "mypkg.agents:MyAgent"], 200)
+
+Every pair of agents plays ``games_per_pair`` games through ``baselines.evaluate.play_match``
+(seats rotated game by game; with more than two seats the first agent of the pair takes one
+seat and the second all the others). Each game then updates the two agents' ratings
+(Plackett-Luce, ``openskill``): the agent in the winning seat ranks first; a game with no
+single winner is a draw. Games are rated pair by pair in a fixed order, so the ladder depends
+only on the seed. The table is sorted by the conservative estimate ``mu - 3 sigma``.
+"""
+
+from __future__ import annotations
+
+import sys
+from itertools import combinations
+
+from baselines.evaluate import make_agent, play_match
+from envs.core.errors import OptionError
+from envs.core.rng import py_derive_key
+
+_PAIR_STREAM = 0x4C41  # RNG stream id of the per-pair match seeds
+
+
+def run_ladder(
+    game: str,
+    num_players: int,
+    agents: list[str],
+    games_per_pair: int,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict:
+    from openskill.models import PlackettLuce
+    from tqdm import tqdm
+
+    agents = list(agents)
+    if len(agents) < 2 or len(set(agents)) != len(agents):
+        raise OptionError(f"a ladder needs two or more distinct agents, got {agents}")
+    for k, name in enumerate(agents):
+        make_agent(name, game, seed + k)  # fail fast on an unknown agent
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in agents}
+    record = {name: {"games": 0, "wins": 0, "draws": 0, "losses": 0} for name in agents}
+    pairs = list(combinations(range(len(agents)), 2))
+    matches = []
+    bar = tqdm(pairs, desc=f"{game} ladder", unit="pair", file=sys.stderr, disable=not progress)
+    for index, (i, j) in enumerate(bar):
+        a, b = agents[i], agents[j]
+        bar.set_postfix_str(f"{a} vs {b}")
+        match_seed = py_derive_key(seed, index, _PAIR_STREAM)
+        result = play_match(game, num_players, [a, b], games_per_pair, match_seed, progress=False)
+        for winner in result["winning_agent"]:
+            ranks = [1, 1] if winner < 0 else ([1, 2] if winner == 0 else [2, 1])
+            [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+            for name, rank, other in ((a, ranks[0], ranks[1]), (b, ranks[1], ranks[0])):
+                record[name]["games"] += 1
+                key = "draws" if rank == other else ("wins" if rank < other else "losses")
+                record[name][key] += 1
+        matches.append(
+            {
+                "agents": [a, b],
+                "seed": match_seed,
+                "games": games_per_pair,
+                "wins": result["wins"],
+                "draws": result["draws"],
+                "losses": result["losses"],
+                "win_rate": result["win_rate"],
+                "ci_low": result["ci_low"],
+                "ci_high": result["ci_high"],
+            }
+        )
+    rows = [
+        {
+            "agent": name,
+            "mu": float(ratings[name].mu),
+            "sigma": float(ratings[name].sigma),
+            "ordinal": float(ratings[name].ordinal()),
+            **record[name],
+        }
+        for name in agents
+    ]
+    rows.sort(key=lambda r: r["ordinal"], reverse=True)
+    return {
+        "game": game,
+        "num_players": num_players,
+        "games_per_pair": games_per_pair,
+        "seed": seed,
+        "model": "openskill PlackettLuce",
+        "ratings": rows,
+        "matches": matches,
+    }
+
+
+def format_ladder(result: dict) -> str:
+    lines = [
+        f"{result['game']}, {result['num_players']} players: {result['games_per_pair']} games "
+        f"per pair, seed {result['seed']} ({result['model']})",
+        f"{'rank':>4}  {'agent':<28} {'mu':>7} {'sigma':>6} {'mu-3σ':>7}  {'W-D-L':>13}",
+    ]
+    for rank, r in enumerate(result["ratings"], 1):
+        wdl = f"{r['wins']}-{r['draws']}-{r['losses']}"
+        lines.append(
+            f"{rank:>4}  {r['agent']:<28} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+            f"{r['ordinal']:>7.2f}  {wdl:>13}"
+        )
+    return "\n".join(lines)
+
+
+def plot_ladder(result: dict, path) -> str:
+    """A PNG of the ratings: mu with a 3-sigma bar per agent (needs matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
+    rows = result["ratings"][::-1]
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.5))
+    ax.errorbar(
+        [r["mu"] for r in rows],
+        range(len(rows)),
+        xerr=[3 * r["sigma"] for r in rows],
+        fmt="o",
+        capsize=4,
+    )
+    ax.set_yticks(range(len(rows)), [r["agent"] for r in rows])
+    ax.set_xlabel("rating mu (bar: 3 sigma)")
+    ax.set_title(
+        f"{result['game']}, {result['num_players']} players: "
+        f"{result['games_per_pair']} games per pair"
+    )
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return str(path)
