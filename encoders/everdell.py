@@ -495,9 +495,9 @@ def observation_space_bounds():
     discard, tucked and Rugwort's cards at most the 128 cards (EVD-S4). Workers at most 6
     (EVD-S5), on any one spot too. City spaces at most 15 (EVD-P4); cards of one colour at
     most the copies of that colour; events at most 20. Prisoners at most 2 (two cells).
-    Parked event points at most the largest event value (9). Task numbers: stage at most 12
-    (``PS_END``), counts, minimum and maximum at most 8 (the hand limit), given resources at
-    most 3 each; play cost at most the largest printed cost; reductions at most 3.
+    Parked event points at most the largest event value (9). Task numbers: stage at most 14
+    (``N_PLAY_STAGES - 1``), counts, minimum and maximum at most 8 (the hand limit), given
+    resources at most 3 each; play cost at most the largest printed cost; reductions at most 3.
     """
     low = np.zeros(OBS_SIZE, dtype=np.float32)
     high = np.ones(OBS_SIZE, dtype=np.float32)
@@ -526,13 +526,13 @@ def observation_space_bounds():
     high[RUG_CITY : RUG_CITY + NT] = D.CARD_COPIES
     high[RUG_CARDS] = R.DECK_SIZE
     high[PLAYS_THIS_TURN] = PLAYS_CAP
-    high[TOP_STAGE] = R.PS_END
+    high[TOP_STAGE] = R.N_PLAY_STAGES - 1
     high[TOP_COUNT] = R.HAND_LIMIT
     high[TOP_MIN] = R.HAND_LIMIT
     high[TOP_MAX] = R.HAND_LIMIT
     high[TOP_GAIN_LEFT] = RESOURCE_CAP
     high[TOP_GIVEN : TOP_GIVEN + 4] = 3
-    high[PLAY_STAGE] = R.PS_END
+    high[PLAY_STAGE] = R.N_PLAY_STAGES - 1
     high[PLAY_COST : PLAY_COST + 4] = int(D.CARD_COST.max()) + 1  # Judge adds one of a kind
     high[PLAY_REDUCTIONS] = 3
     return low, high

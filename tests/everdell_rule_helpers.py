@@ -446,7 +446,8 @@ def example_city_snapshot():
         "revealed": [],
         "tucked": 0,
         "stack": {"frames": [], "ret": 0},
-        "pending": {"player": 0, "kind": "turn", "legal": [int(R.A_PASS)]},
+        # The same turn as example_city()'s (from_dict accepts only the rules' own list).
+        "pending": {"player": 0, "kind": "turn", "legal": sorted(legal(example_city()))},
         "leftovers": {"frames": []},
         "rng": "0x1",
     }

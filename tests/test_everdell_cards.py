@@ -1257,18 +1257,43 @@ def test_dungeon_prisoner_frees_its_space_in_a_full_city():
 
 
 def test_passed_opponent_receives_nothing():
-    """EVD-E1: the Fool has no target, a Teacher card is discarded."""
+    """EVD-E1: a Teacher card for an opponent who passed is discarded."""
     states = new_position()
     states[0]["passed"][1] = 1
-    give(states, 0, "fool", "teacher")
+    give(states, 0, "teacher")
     set_resources(states, 0, berry=5)
-    assert play_hand("fool") not in legal(states)
     stack(states, "lookout", "crane")
     do(states, play_hand("teacher"))
     do(states, reveal(revealed(states).index("crane")))
-    assert hand(states, 0) == {"fool": 1, "crane": 1}
+    assert hand(states, 0) == {"crane": 1}
     assert hand_size(states, 1) == 0
     assert discard_pile(states) == ["lookout"]
+
+
+def test_fool_goes_into_a_passed_opponents_city():
+    """EVD-E1 (issue 9.2): a passed player receives nothing into the hand, but a Fool may still
+    be played into their city when it has room and no Fool."""
+    states = new_position()
+    states[0]["passed"][1] = 1
+    give(states, 0, "fool")
+    set_resources(states, 0, berry=3)
+    turn(states, 0)
+    do(states, play_hand("fool"))  # the only opponent is chosen at once
+    assert city(states, 1) == ["fool"] and score(states, 1) == -2
+
+
+def test_fool_with_three_players_offers_the_passed_opponent():
+    """EVD-E1: both opponents are Fool targets, the one who passed included."""
+    states = new_position(num_players=3)
+    states[0]["passed"][2] = 1
+    give(states, 0, "fool")
+    set_resources(states, 0, berry=3)
+    turn(states, 0)
+    do(states, play_hand("fool"))
+    assert pending(states) == (R.PK_FOOL_TARGET, 0)
+    assert legal(states) == {player(1), player(2)}
+    do(states, player(2))
+    assert city(states, 2) == ["fool"] and city(states, 1) == []
 
 
 def test_clock_tower_cannot_reuse_haven_or_a_destination():

@@ -13,6 +13,7 @@ from envs.everdell import data as D
 from envs.everdell import rules as R
 from envs.everdell.snapshot import (
     DECISION_KINDS,
+    KIND_ACTIONS,
     action_to_string,
     from_dict,
     render,
@@ -889,3 +890,164 @@ def test_render_mentions_every_player_and_the_decision(positions):
                 assert D.LOCATION_NAMES[loc] in text
         seen.add(n)
     assert seen == {1, 2, 3, 4}
+
+
+# ---- loaded positions are ones the engine could stop at (issue 10.1b) -----------------------
+
+
+def _by_kind(positions):
+    """One live snapshot per decision kind met in the sampled games."""
+    out = {}
+    for states in positions:
+        s = states[0]
+        if _over(states) or int(s["pend_kind"]) in out:
+            continue
+        out[int(s["pend_kind"])] = to_dict(states, 0)
+    return out
+
+
+def test_every_decision_kind_refuses_an_extra_or_a_missing_legal_action(positions):
+    """The legal list is recomputed by the rules, never taken from the snapshot: an action of
+    the right group that the rules do not allow, or a dropped legal action, is refused."""
+    kinds = _by_kind(positions)
+    assert len(kinds) >= 20
+    for kind, snap in kinds.items():
+        legal = snap["pending"]["legal"]
+        groups = KIND_ACTIONS[kind]
+        spare = [a for lo, hi in groups for a in range(lo, hi) if a not in legal]
+        if spare:
+            bad = copy.deepcopy(snap)
+            bad["pending"]["legal"] = sorted(legal + [spare[0]])
+            with pytest.raises(SnapshotError, match=r"pending.legal.*extra \[" + str(spare[0])):
+                from_dict(bad)
+        if len(legal) > 2 or kind == R.PK_TURN:
+            bad = copy.deepcopy(snap)
+            bad["pending"]["legal"] = legal[1:]
+            with pytest.raises(SnapshotError, match=r"pending.legal.*missing \[" + str(legal[0])):
+                from_dict(bad)
+
+
+def test_a_decision_the_engine_would_not_ask_is_refused(positions):
+    """A different decision kind on the same stack, or a stage where the top task does not
+    stop, is not a position the engine reaches."""
+    snap = to_dict(_first(positions, lambda s: s["pend_kind"] == R.PK_PAY), 0)
+    bad = copy.deepcopy(snap)
+    bad["pending"]["kind"] = "jail"
+    bad["pending"]["legal"] = [R.A_CITY, R.A_CITY + 1]
+    with pytest.raises(SnapshotError, match="pending.kind.*'pay'"):
+        from_dict(bad)
+    bad = copy.deepcopy(snap)
+    bad["stack"]["frames"][-1]["stage"] = R.PS_PAYNOW  # pays at once, asks nothing
+    with pytest.raises(SnapshotError, match="stack.frames"):
+        from_dict(bad)
+
+
+def _frame_case(positions, task, predicate=lambda frame: True):
+    for states in positions:
+        snap = to_dict(states, 0)
+        for f, frame in enumerate(snap["stack"]["frames"]):
+            if frame["task"] == task and predicate(frame):
+                return snap, f
+    raise AssertionError(f"no {task} frame in the sampled positions")
+
+
+FRAME_CASES = {
+    # (task, field, value, words): a frame field a runner would use as an index or a count
+    "play stage past the last": ("play", "stage", R.N_PLAY_STAGES, ["stage", "outside"]),
+    "play reductions": ("play", "n", 4, [".n", "outside 0..3"]),
+    "play cost negative": ("play", "cost", {"twig": -1, "resin": 0, "pebble": 0, "berry": 0},
+                           ["cost"]),
+    "card slot out of the city": ("card", "slot", 40, ["slot 40"]),
+    "card owner not a seat": ("card", "owner", 7, ["owner", "not a seat"]),
+    "discard count past its maximum": ("discard", "n", 9, ["stack.frames", "discard counts"]),
+    "actor beyond the players": ("card", "actor", 3, ["actor", "out of range"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(FRAME_CASES))
+def test_frame_fields_are_validated(positions, case):
+    task, field, value, words = FRAME_CASES[case]
+    snap, f = _frame_case(positions, task)
+    snap["stack"]["frames"][f][field] = value
+    with pytest.raises(SnapshotError) as info:
+        from_dict(snap)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
+def test_a_card_frame_must_name_the_card_in_its_slot(positions):
+    snap, f = _frame_case(positions, "card", lambda frame: frame["slot"] >= 0)
+    frame = snap["stack"]["frames"][f]
+    owner = snap["players"][frame["owner"]]
+    used = {slot["slot"] for slot in owner["city"]}
+    frame["slot"] = next(k for k in range(R.CITY_SLOTS) if k not in used)  # an empty slot
+    with pytest.raises(SnapshotError, match="does not hold this card"):
+        from_dict(snap)
+
+
+def test_sub_task_result_is_bounded(positions):
+    snap = to_dict(_first(positions, lambda s: not s["terminated"]), 0)
+    snap["stack"]["ret"] = 9  # more cards than a hand holds (EVD-D2)
+    with pytest.raises(SnapshotError, match="stack.ret"):
+        from_dict(snap)
+
+
+def _mutations(snap, rng):
+    """Small random edits of a snapshot: numbers nudged, list entries swapped or dropped."""
+    out = copy.deepcopy(snap)
+    paths = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, path + [key])
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, path + [i])
+            if node:
+                paths.append((path, "list"))
+        elif isinstance(node, (int, bool)) and not isinstance(node, bool):
+            paths.append((path, "int"))
+
+    walk(out, [])
+    path, what = paths[rng.integers(len(paths))]
+    parent = out
+    for key in path[:-1]:
+        parent = parent[key]
+    if what == "int":
+        parent[path[-1]] += int(rng.choice([-2, -1, 1, 2, 100]))
+    else:
+        target = parent[path[-1]] if path else out
+        if len(target) > 1 and rng.random() < 0.5:
+            i, j = rng.choice(len(target), 2, replace=False)
+            target[i], target[j] = target[j], target[i]
+        else:
+            target.pop(int(rng.integers(len(target))))
+    return out
+
+
+def test_every_accepted_mutation_round_trips_and_plays(positions):
+    """Issue 10.1/10.6: whatever from_dict accepts round-trips (to_dict then from_dict gives
+    the same record) and legal steps from it keep the card count and non-negative counts."""
+    rng = np.random.default_rng(11)
+    accepted = 0
+    for states in positions[::3]:
+        snap = to_dict(states, 0)
+        for _ in range(6):
+            mutated = _mutations(snap, rng)
+            try:
+                loaded = from_dict(mutated)
+            except SnapshotError:
+                continue
+            accepted += 1
+            again = from_dict(to_dict(loaded, 0))
+            assert again.tobytes() == loaded.tobytes()
+            for _ in range(20):
+                if _over(loaded):
+                    break
+                _step_random(loaded, rng)
+                s = loaded[0]
+                assert (s["resources"] >= 0).all() and (s["hand"] >= 0).all()
+                assert (s["hand_n"] <= R.HAND_LIMIT).all()
+                assert s["deck_n"] + s["discard_n"] <= R.DECK_SIZE
+    assert accepted > 20

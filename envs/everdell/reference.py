@@ -36,7 +36,7 @@ Protocol followed (the kernel's conventions; where the rules leave a choice, thi
 - Order inside a play: pay, place the card, then Historian / Shopkeeper / Courthouse (not for
   the card itself, never for a Fool sent to another city), then the card's own effect. Ruins
   removes its Construction and draws 2 when placed.
-- Fool: goes to an opponent who has not passed and has room and no Fool. Solo: it is discarded
+- Fool: goes to an opponent with room and no Fool, passed or not. Solo: it is discarded
   and the player removes one card of Rugwort's city (discarded too).
 - Giving: only to opponents who have not passed, cards only to a hand below 8; Rugwort never
   receives. With nobody to receive, given resources go to the supply and given cards to the
@@ -559,12 +559,9 @@ class ReferenceGame:
         return used < CITY_LIMIT
 
     def _fool_targets(self, p):
-        """Opponents whose city can take p's Fool (unique per city, a free space)."""
-        return [
-            q
-            for q in range(self.num_players)
-            if q != p and not self.players[q].passed and self._fits(q, FOOL)
-        ]
+        """Opponents whose city can take p's Fool (unique per city, a free space); one who
+        has passed too (EVD-E1)."""
+        return [q for q in range(self.num_players) if q != p and self._fits(q, FOOL)]
 
     def _enters(self, p, ctype, leaving=-1):
         """The card can be put into play by p: its city, an opponent's (Fool), or a Construction

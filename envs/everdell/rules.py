@@ -612,7 +612,9 @@ def _judge_swap_ok(s, p, c, a):
 
 @kernel
 def _fool_target_ok(s, p, q):
-    if q == p or s.passed[q] or _is_rugwort(s, q):
+    """An opponent's city with room and no Fool (EVD-P2, P4); a passed opponent too (EVD-E1:
+    passing stops receiving cards into the hand, not a card played into the city)."""
+    if q == p or _is_rugwort(s, q):
         return False
     return _fits(s, q, FOOL, -1)
 
@@ -1039,6 +1041,10 @@ def _turn_action(s, p, action):
 # ---- playing a card (EVD-P1…P5) --------------------------------------------------------------
 PS_START, PS_PAY, PS_JAIL, PS_REDUCE, PS_JUDGE_FROM, PS_JUDGE_TO = range(6)
 PS_PAYNOW, PS_SHEPHERD, PS_PLACE, PS_TARGET, PS_TRIGGERS, PS_EFFECT, PS_END = range(6, 13)
+# Stages that only ask (after PS_TARGET / PS_TRIGGERS did their side effects), so that every
+# question can be asked again from its stage (rederive_pending).
+PS_RUG_REMOVE, PS_COURTHOUSE = 13, 14
+N_PLAY_STAGES = 15
 
 
 @kernel
@@ -1214,19 +1220,11 @@ def _run_play(s, f):
         if t == FOOL:
             if s.num_players == 1:
                 # Solo: the Fool is discarded and any one card leaves Rugwort's city.
-                if a < 0:
-                    _to_discard(s, FOOL)
-                    if s.rug_city.sum() == 0:
-                        _pop(s)
-                        return GO
-                    mask[:] = 0
-                    for c in range(NT):
-                        if s.rug_city[c] > 0:
-                            mask[A_CARD + c] = 1
-                    return _ask(s, p, PK_RUG_REMOVE)
-                s.rug_city[a - A_CARD] -= 1
-                _to_discard(s, a - A_CARD)
-                _pop(s)
+                _to_discard(s, FOOL)
+                if s.rug_city.sum() == 0:
+                    _pop(s)
+                    return GO
+                s.fr_stage[f] = PS_RUG_REMOVE
                 return GO
             if a < 0:
                 mask[:] = 0
@@ -1261,22 +1259,38 @@ def _run_play(s, f):
         _draw(s, p, 2)
         s.fr_stage[f] = PS_TRIGGERS
         return GO
-    if stage == PS_TRIGGERS:
-        # Governance bonuses for a later card, never for the bonus card itself.
+    if stage == PS_RUG_REMOVE:
         a = _take_answer(s)
         if a < 0:
-            if t != HISTORIAN and _find_type(s, p, HISTORIAN) >= 0:
-                _draw(s, p, 1)
-            if KIND[t] == CRITTER and t != SHOPKEEPER and _find_type(s, p, SHOPKEEPER) >= 0:
-                s.resources[p, BERRY] += 1
-            if KIND[t] == CONSTRUCTION and t != COURTHOUSE and _find_type(s, p, COURTHOUSE) >= 0:
-                mask[:] = 0
-                mask[A_RESOURCE + TWIG] = 1
-                mask[A_RESOURCE + RESIN] = 1
-                mask[A_RESOURCE + PEBBLE] = 1
-                return _ask(s, p, PK_COURTHOUSE)
+            mask[:] = 0
+            for c in range(NT):
+                if s.rug_city[c] > 0:
+                    mask[A_CARD + c] = 1
+            return _ask(s, p, PK_RUG_REMOVE)
+        s.rug_city[a - A_CARD] -= 1
+        _to_discard(s, a - A_CARD)
+        _pop(s)
+        return GO
+    if stage == PS_TRIGGERS:
+        # Governance bonuses for a later card, never for the bonus card itself.
+        if t != HISTORIAN and _find_type(s, p, HISTORIAN) >= 0:
+            _draw(s, p, 1)
+        if KIND[t] == CRITTER and t != SHOPKEEPER and _find_type(s, p, SHOPKEEPER) >= 0:
+            s.resources[p, BERRY] += 1
+        if KIND[t] == CONSTRUCTION and t != COURTHOUSE and _find_type(s, p, COURTHOUSE) >= 0:
+            s.fr_stage[f] = PS_COURTHOUSE
         else:
-            s.resources[p, a - A_RESOURCE] += 1
+            s.fr_stage[f] = PS_EFFECT
+        return GO
+    if stage == PS_COURTHOUSE:
+        a = _take_answer(s)
+        if a < 0:
+            mask[:] = 0
+            mask[A_RESOURCE + TWIG] = 1
+            mask[A_RESOURCE + RESIN] = 1
+            mask[A_RESOURCE + PEBBLE] = 1
+            return _ask(s, p, PK_COURTHOUSE)
+        s.resources[p, a - A_RESOURCE] += 1
         s.fr_stage[f] = PS_EFFECT
         return GO
     if stage == PS_EFFECT:
@@ -1633,8 +1647,8 @@ def _visit(s, f, p, t, o, k, a):
                 _remove_from_hand(s, p, c)
                 s.revealed[s.revealed_n] = c  # held until the receiver is chosen
                 s.revealed_n += 1
+                s.fr_n[f] += 1  # counted when picked, so the question can be asked again
             if s.fr_n[f] < 2:
-                s.fr_n[f] += 1
                 mask[:] = 0
                 for c in range(NT):
                     if s.hand[p, c] > 0:
@@ -2516,6 +2530,27 @@ def _advance(s):
                 s.answer = only
                 continue
             return
+
+
+@kernel
+def rederive_pending(states, g):
+    """Recompute the pending decision of a record stopped at a decision point (snapshot
+    loading): the turn menu (EVD-T1) with an empty stack, else the top task's question asked
+    again from its stage. Every question is asked before the stage changes anything else, so
+    for a position the engine reached this rewrites only what it had already written. Returns
+    whether the top task stopped with a decision."""
+    s = states[g]
+    s.pend_mask[:] = 0
+    if s.depth == 0:
+        p = s.turn_player
+        _turn_mask(s, p)
+        s.current_player = p
+        s.pend_kind = PK_TURN
+        return True
+    s.answer = -1
+    s.pend_kind = PK_NONE
+    s.current_player = -1
+    return _run_top(s) == WAIT and s.pend_kind != PK_NONE
 
 
 @kernel

@@ -37,6 +37,12 @@ Conventions:
 ``from_dict`` checks every field and the invariants of a reachable position (every one of the
 128 cards in exactly one place, hand limit, city limit, worker counts by season, the decider)
 and raises ``SnapshotError`` naming the first problem; it never returns a partly filled state.
+Nothing the kernel derives is trusted: every task frame field a runner uses as an index or a
+count is bounded and checked against the position (``_check_frames``), and the pending
+decision is asked again by the kernel on a copy (``rules.rederive_pending``): the kind, the
+decider and the legal list must be the rules' own, and asking again must change nothing else
+(the engine stops there). So every accepted snapshot round-trips and every legal step from it
+stays inside the arrays.
 """
 
 from __future__ import annotations
@@ -193,7 +199,8 @@ def _solo(s) -> bool:
 
 def _play_holds_card(s, f: int) -> bool:
     """A T_PLAY frame holds its card until it is placed (PS_PLACE, or PS_TARGET for Fool and
-    Ruins); a solo Fool is discarded on entering PS_TARGET (rules._run_play)."""
+    Ruins); a solo Fool is discarded on leaving PS_TARGET for PS_RUG_REMOVE (rules._run_play),
+    so a solo Fool's frame is never read at PS_TARGET."""
     if int(s["fr_kind"][f]) != R.T_PLAY:
         return False
     stage = int(s["fr_stage"][f])
@@ -551,6 +558,8 @@ def from_dict(snapshot: dict) -> np.ndarray:
     _read_pending(snap["pending"], s, n)
     _check_cards(s, n)
     _check_end(s, n)
+    _check_frames(s, n)
+    _check_pending(states, n)
     return states
 
 
@@ -764,7 +773,8 @@ def _read_stack(snap: dict, s, n: int):
     for f, raw in enumerate(frames):
         _read_frame(raw, f"stack.frames[{f}]", s, f, _seats(n))
     s["depth"] = len(frames)
-    s["ret"] = _int(stack["ret"], "stack.ret", _INT16_MIN, _INT16_MAX)
+    # The last finished sub-task's count: cards discarded (at most a hand) or resources given.
+    s["ret"] = _int(stack["ret"], "stack.ret", 0, R.HAND_LIMIT, "sub-task result")
     left = _obj(snap["leftovers"], "leftovers", ("frames",))
     rows = _list(left["frames"], "leftovers.frames", most=R.MAX_FRAMES - len(frames))
     for i, raw in enumerate(rows):
@@ -792,7 +802,8 @@ def _read_frame(raw, path: str, s, f: int, seats: int):
     args = FRAME_ARGS[kind]
     frame = _obj(raw, path, FRAME_COMMON[:3] + tuple(key for key, _, _ in args) + FRAME_COMMON[3:])
     s["fr_kind"][f] = kind
-    s["fr_actor"][f] = _player_ref(frame["actor"], f"{path}.actor", seats)
+    # Rugwort never decides, so never runs a task (docs/everdell.md, Solo).
+    s["fr_actor"][f] = _int(frame["actor"], f"{path}.actor", 0, int(s["num_players"]) - 1, "player")
     s["fr_stage"][f] = _int(frame["stage"], f"{path}.stage", 0, _INT8_MAX, "stage")
     for key, field, names in args:
         if names is None:
@@ -992,6 +1003,140 @@ def _read_pending(raw, s, n: int):
         _fail("pending.legal", f"a {name} decision has at least 2 legal actions")
     s["current_player"] = p
     s["pend_kind"] = kind
+
+
+# Bounds of the task frames' integer fields, by task kind (rules.py, the _push calls and the
+# task runners): (stage, a, b, c, d, n) as inclusive (lo, hi); None where the field holds a
+# name (checked when read) or is checked against the position in _check_frames. Every index a
+# runner computes from a frame stays inside its array with these bounds.
+_MAX_COST = int(D.CARD_COST.max()) + 1  # the Judge adds one unit of another kind
+_FRAME_BOUNDS = {
+    R.T_PLAY: ((0, R.N_PLAY_STAGES - 1), None, None, None, None, (0, 3)),
+    R.T_CARD: ((0, 2), None, None, None, None, (0, 3)),
+    R.T_LOCATION: ((0, 1), None, (0, 0), (0, 0), (0, 0), (0, 0)),
+    R.T_EVENT: ((0, 1), None, (0, 0), (0, 6), (0, 0), (0, 3)),
+    R.T_PREPARE: ((0, 2), (0, 0), (0, 0), (0, 0), (0, 0), (0, 2)),
+    R.T_PRODUCE_ALL: ((0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0)),
+    R.T_DISCARD: ((0, 0), (0, R.HAND_LIMIT), (0, R.HAND_LIMIT), (0, 0), (0, 0), None),
+    # count left (a Haven gain is at most 4, a Chapel ceiling one per Chapel token), kinds
+    R.T_GAIN: ((0, 0), (0, _INT8_MAX), None, (0, 0), (0, 0), (0, 0)),
+    R.T_GIVE_RESOURCES: ((0, 2), (0, 2), (0, 3), (1, 15), (0, 1), None),
+    R.T_RANGER: ((0, 1), None, None, (0, 0), (0, 0), (0, 0)),
+}
+_FRAME_FIELDS = ("fr_stage", "fr_a", "fr_b", "fr_c", "fr_d", "fr_n")
+_PLACED_STAGES = (R.PS_TRIGGERS, R.PS_COURTHOUSE, R.PS_EFFECT)
+
+
+def _check_frames(s, n: int):
+    """Every frame field the task runners read as an index or a count is in range and agrees
+    with the position (a card's slot holds that card, a Ranger's worker is lifted, ...)."""
+    seats = _seats(n)
+    for f in range(int(s["depth"])):
+        path = f"stack.frames[{f}]"
+        kind = int(s["fr_kind"][f])
+        p = int(s["fr_actor"][f])
+        for field, bounds in zip(_FRAME_FIELDS, _FRAME_BOUNDS[kind], strict=True):
+            value = int(s[field][f])
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                key = field[3:] if field != "fr_stage" else "stage"
+                _fail(f"{path}.{key}", f"{value} is outside {bounds[0]}..{bounds[1]} for this task")
+        a, b, c, d = (int(s[x][f]) for x in ("fr_a", "fr_b", "fr_c", "fr_d"))
+        stage, count = int(s["fr_stage"][f]), int(s["fr_n"][f])
+        cost = s["fr_cost"][f]
+        bits = int(s["fr_bits"][f])
+        if kind == R.T_GIVE_RESOURCES:
+            if (cost < 0).any() or (cost > 3).any() or not 0 <= count <= b or a > b:
+                _fail(path, "a gift holds 0..3 resources, at most its maximum")
+        elif (cost < 0).any() or (cost > _MAX_COST).any():
+            _fail(f"{path}.cost", f"each cost is 0..{_MAX_COST}")
+        if kind == R.T_GIVE_RESOURCES:
+            if not 0 <= bits <= 3 or (stage == 2 and d != 1):
+                _fail(f"{path}.slots", "the resource waiting for a receiver is one of the 4 kinds")
+        elif kind == R.T_PRODUCE_ALL:
+            for k in range(R.CITY_SLOTS):
+                card = int(s["city"][p, k])
+                if bits >> k & 1 and (card < 0 or D.CARD_COLOR[card] != R.PRODUCTION):
+                    _fail(f"{path}.slots", f"slot {k} holds no green card of player {p}")
+        elif bits:
+            _fail(f"{path}.slots", "only a production round or a gift uses this field")
+        if kind == R.T_PLAY:
+            if stage in _PLACED_STAGES:
+                if not 0 <= d < R.CITY_SLOTS or int(s["city"][p, d]) != a:
+                    _fail(f"{path}.d", f"the card played is not in slot {d} of its city")
+            elif stage == R.PS_END:
+                if not -1 <= d < R.CITY_SLOTS:
+                    _fail(f"{path}.d", f"{d} is not a city slot")
+            elif not 0 <= d <= 3:
+                _fail(f"{path}.d", "before the card is placed this holds a resource (Judge)")
+            if stage == R.PS_RUG_REMOVE and not (n == 1 and a == R.FOOL):
+                _fail(f"{path}.stage", "only a solo Fool removes a card of Rugwort's")
+            if stage == R.PS_TARGET and n == 1 and a == R.FOOL:
+                _fail(f"{path}.stage", "a solo Fool is discarded before any question")
+        elif kind == R.T_CARD:
+            if not 0 <= c < seats:
+                _fail(f"{path}.owner", f"{c} is not a seat")
+            if d == -1:
+                if not (n == 1 and c == R.RUGWORT and int(s["rug_city"][a]) > 0):
+                    _fail(f"{path}.slot", "slot -1 names a card of Rugwort's city (solo)")
+            elif not 0 <= d < R.CITY_SLOTS or int(s["city"][c, d]) != a:
+                _fail(f"{path}.slot", f"slot {d} of player {c}'s city does not hold this card")
+        elif kind == R.T_GAIN:
+            if b not in (7, 15):
+                _fail(f"{path}.b", "resources of choice are any kind (15) or twig/resin/pebble (7)")
+        elif kind == R.T_DISCARD:
+            if a > b or not 0 <= count <= b:
+                _fail(f"{path}.n", "a discard counts 0..its maximum, minimum at most maximum")
+        elif kind == R.T_RANGER and stage == 1:
+            if not 0 <= a < int(s["workers"][p]) or int(s["wloc"][p, a]) != R.W_FREE:
+                _fail(f"{path}.a", "the Ranger's worker must be one of the actor's, lifted")
+            if not _worker_code_ok(s, n, p, b) or b == R.W_FREE:
+                _fail(f"{path}.b", f"{b} is not a spot the worker could have left")
+        elif kind == R.T_RANGER and (a or b):
+            _fail(path, "a Ranger's move has no worker before one is picked")
+
+
+def _worker_code_ok(s, n: int, p: int, code: int) -> bool:
+    """``code`` is a spot a worker of p can stand on in this position (rules.W_*)."""
+    if 0 <= code < D.N_LOCATIONS:
+        kind = int(D.LOCATION_KIND[code])
+        if kind == D.LOC_FOREST:
+            return code in s["forest"][: int(R.FOREST_DEALT[n])]
+        return kind in _PLACEABLE
+    if R.W_EVENT <= code < R.W_EVENT + D.N_EVENTS:
+        return int(s["event_owner"][code - R.W_EVENT]) == p
+    if R.W_CITY <= code < R.W_CITY + _seats(n) * 32:
+        owner, slot = divmod(code - R.W_CITY, 32)
+        return slot < R.CITY_SLOTS and int(s["city"][owner, slot]) >= 0
+    if code in (R.W_RUG_INN, R.W_RUG_POST):
+        return n == 1
+    return code in (R.W_FREE, R.W_LIMBO)
+
+
+def _check_pending(states, n: int):
+    """The pending decision must be the one the rules give in this position: the kernel asks
+    it again on a copy (rules.rederive_pending), which must change nothing, so a snapshot can
+    neither add nor drop legal choices, nor stop where the engine never stops."""
+    s = states[0]
+    if s["terminated"] or s["truncated"]:
+        return
+    copy = states.copy()
+    asked = R.rederive_pending(copy, 0)
+    if not asked:
+        _fail("stack.frames", "the top task does not stop with a decision in this position")
+    if copy.tobytes() == states.tobytes():
+        return
+    mine, theirs = s["pend_mask"], copy[0]["pend_mask"]
+    if int(copy[0]["pend_kind"]) != int(s["pend_kind"]):
+        name = _name(DECISION_KINDS, copy[0]["pend_kind"], "decision kind")
+        _fail("pending.kind", f"the rules ask a {name!r} decision here")
+    if int(copy[0]["current_player"]) != int(s["current_player"]):
+        _fail("pending.player", f"player {int(copy[0]['current_player'])} decides here")
+    if (mine != theirs).any():
+        extra = [int(a) for a in np.flatnonzero((mine == 1) & (theirs == 0))][:8]
+        missing = [int(a) for a in np.flatnonzero((theirs == 1) & (mine == 0))][:8]
+        _fail("pending.legal", f"is not the rules' list: extra {extra}, missing {missing}")
+    changed = [k for k in R.STATE_DTYPE.names if not np.array_equal(copy[0][k], s[k])][:4]
+    _fail("stack.frames", f"not a point where the engine stops (asking again changes {changed})")
 
 
 def _check_cards(s, n: int):
