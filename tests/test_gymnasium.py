@@ -62,16 +62,18 @@ def test_register_is_idempotent_and_make_works():
         assert info["action_mask"].dtype == np.int8 and info["action_mask"].any()
 
 
-def test_same_seed_same_episode_and_other_seeds_differ():
-    env = SingleAgentEnv("century", opponent=["random", "heuristic"])
+@pytest.mark.parametrize("opponent", ["random", ["random", "heuristic"]])
+def test_same_seed_same_episode_and_other_seeds_differ(opponent):
+    env = SingleAgentEnv("century", num_players=3, opponent=opponent)
     a, b = play(env, seed=7), play(env, seed=7)
     assert len(a) == len(b)
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x[0], y[0])
         assert x[1:] == y[1:]
     # A fresh env with the same seed plays the same episode too.
-    c = play(SingleAgentEnv("century", opponent=["random", "heuristic"]), seed=7)
-    assert len(c) == len(a) and all(np.array_equal(x[0], y[0]) for x, y in zip(a, c, strict=True))
+    c = play(SingleAgentEnv("century", num_players=3, opponent=opponent), seed=7)
+    assert len(c) == len(a)
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(a, c, strict=True))
     first_obs = {play(env, seed=s)[0][0].tobytes() for s in range(5)}
     assert len(first_obs) > 1
 
@@ -195,10 +197,17 @@ def test_options_seat_and_render_pass_through():
 
 
 @pytest.mark.parametrize(
-    "game,num_players",
-    [("century", 3), ("radlands", 2), ("everdell", 2), ("everdell", 1), ("endeavor", 2)],
+    "game,num_players,seat",
+    [
+        ("century", 3, 2),
+        ("century", 3, None),
+        ("radlands", 2, 1),
+        ("everdell", 2, 1),
+        ("everdell", 1, None),
+        ("endeavor", 2, 1),
+    ],
 )
-def test_episode_replays_on_the_aec_env(game, num_players):
+def test_episode_replays_on_the_aec_env(game, num_players, seat):
     """Replaying every move (learner's and opponents') on a fresh AEC env from the starting
     snapshot gives exactly the learner-seat observations, the masks, the end and the reward."""
     log = []
@@ -209,7 +218,7 @@ def test_episode_replays_on_the_aec_env(game, num_players):
         log.append(("opp", action))
         return action
 
-    env = SingleAgentEnv(game, num_players=num_players, opponent=opponent)
+    env = SingleAgentEnv(game, num_players=num_players, opponent=opponent, seat=seat)
     # Capture the dealt position right after the env resets its AEC game, before any move.
     raw = env.aec_env.unwrapped
     starts = []
