@@ -1046,6 +1046,16 @@ def test_parachute_step_must_name_a_person_in_hand(aux, words):
         assert word in str(info.value), (word, str(info.value))
 
 
+def test_frame_source_must_be_the_card_whose_program_runs():
+    # issue 10.1: "this card" steers self-damage, Juggernaut's move and Construction Yard's
+    # own destruction, so a camp ability must run for that very camp
+    snap = to_dict(_parachute_placing_sniper(), 0)
+    assert snap["vm"]["frames"][-1]["source_uid"] == 1  # player 0's column 1
+    snap["vm"]["frames"][-1]["source_uid"] = 2
+    with pytest.raises(SnapshotError, match="source_uid: a Parachute Base ability runs for"):
+        from_dict(snap)
+
+
 def test_pending_options_are_recomputed_not_trusted():
     # issue 10.1b: the listed options must be exactly the rules' (RAD-A1 placements here)
     states = _parachute_placing_sniper()

@@ -1300,6 +1300,12 @@ def _short_list(items: list, most: int = 8) -> str:
 
 
 _INTERNAL_RUN = (I_PLAY, I_RESOLVE_EVENT, _OP["GAIN_PUNK"])
+# whose program a frame runs decides what "this card" (source_uid) may be
+_CAMP_OF_PROGRAM = {
+    int(CAMP_PROG[c, k]): c for c in range(D.N_CAMPS) for k in range(2) if CAMP_PROG[c, k] >= 0
+}
+_PERSON_PROGRAMS = {int(x) for x in PERSON_PROG.ravel() if x >= 0}
+_PERSON_PROGRAMS |= {int(x) for x in ENTER_PROG if x >= 0}
 
 
 def _check_stack(s):
@@ -1336,6 +1342,23 @@ def _check_stack(s):
             if not resting:
                 _fail(f"{path}.stage", f"a frame below the top cannot rest at stage {stage}")
         _check_aux(s, d, path, op, arg, stage, aux, owner)
+        _check_source(s, d, path, prog, owner)
+
+
+def _check_source(s, d: int, path: str, prog: int, owner: int):
+    """ "This card" of a frame: the owner's camp for a camp ability, a person for a person's
+    program (its own, or Mimic's, Adrenaline Lab's or Parachute Base's), none otherwise."""
+    src = int(s["fr_src"][d])
+    if prog in _CAMP_OF_PROGRAM:
+        camp = _CAMP_OF_PROGRAM[prog]
+        homes = [owner * COLS + c + 1 for c in range(COLS) if s["camp"][owner, c] == camp]
+        if src not in homes:
+            _fail(f"{path}.source_uid", f"a {CAMP_NAMES[camp]} ability runs for that camp")
+    elif prog in _PERSON_PROGRAMS:
+        if src < FIRST_PERSON_UID:
+            _fail(f"{path}.source_uid", "a person's program runs for a person (uid 7 and up)")
+    elif src != 0:
+        _fail(f"{path}.source_uid", "events, junk effects, Raiders and internal steps have none")
 
 
 def _check_aux(s, d: int, path: str, op: int, arg: int, stage: int, aux: int, owner: int):
