@@ -1051,3 +1051,94 @@ def test_every_accepted_mutation_round_trips_and_plays(positions):
                 assert (s["hand_n"] <= R.HAND_LIMIT).all()
                 assert s["deck_n"] + s["discard_n"] <= R.DECK_SIZE
     assert accepted > 20
+
+
+# ---- counts bounded by what a game can reach (issue 10.3) ----------------------------------
+
+
+def _live_turn(positions, num_players=2):
+    states = _first(
+        positions, lambda s: s["pend_kind"] == R.PK_TURN and s["num_players"] == num_players
+    )
+    return to_dict(states, 0)
+
+
+COUNT_CASES = {
+    # (edit, error words): one past each bound named in rules.py
+    "resources": (lambda s: s["players"][0]["resources"].update(twig=R.COUNT_MAX + 1),
+                  ["players[0].resources.twig", str(R.COUNT_MAX)]),
+    "point tokens": (lambda s: s["players"][1].update(tokens=R.COUNT_MAX + 1),
+                     ["players[1].tokens", str(R.COUNT_MAX)]),
+    "plays this turn": (lambda s: s.update(plays_this_turn=R.PLAYS_MAX + 1),
+                        ["plays_this_turn", str(R.PLAYS_MAX)]),
+    "more turns than steps": (lambda s: s.update(turn_count=R.STEP_CAP + 1), ["turn_count"]),
+    "event points over the cap": (
+        lambda s: s["events"]["basic"][0].update(owner=0, store=4), ["events.basic[0].store"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(COUNT_CASES))
+def test_counts_past_their_bound_are_refused(positions, case):
+    edit, words = COUNT_CASES[case]
+    snap = _live_turn(positions)
+    edit(snap)
+    with pytest.raises(SnapshotError) as info:
+        from_dict(snap)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
+def test_chapel_and_storehouse_counts_are_bounded(positions):
+    states = _first(positions, lambda s: s["pend_kind"] == R.PK_TURN and s["num_players"] == 2)
+    for card, key, value in (
+        ("chapel", "tokens", R.CHAPEL_TOKENS_MAX + 1),
+        ("storehouse", "store", {"twig": R.STORE_MAX + 1, "resin": 0, "pebble": 0, "berry": 0}),
+    ):
+        snap = to_dict(states, 0)
+        city = snap["players"][0]["city"]
+        if not city:
+            continue
+        old = city[0]["card"]
+        city[0].update(card=card, occupied=False, tokens=0, jail=[None, None])
+        _swap_card_in_piles(snap, card, old)
+        from_dict(copy.deepcopy(snap))  # the edited position itself is valid
+        city[0][key] = value
+        with pytest.raises(SnapshotError, match=f"city\\[0\\].{key}"):
+            from_dict(snap)
+
+
+def _swap_card_in_piles(snap, new, old):
+    """Keep the 128 cards accounted for: ``new`` leaves the deck or discard pile, ``old``
+    takes its place."""
+    for pile in ("deck", "discard"):
+        if new in snap[pile]:
+            snap[pile][snap[pile].index(new)] = old
+            return
+    raise AssertionError(f"no {new} left in the piles")
+
+
+def test_finished_scores_are_the_rules_scores(positions):
+    """EVD-E2: a finished game's scores are recomputed, not trusted."""
+    snap = to_dict(_first(positions, lambda s: s["terminated"] and s["num_players"] == 2), 0)
+    snap["players"][0]["score"] += 1
+    with pytest.raises(SnapshotError, match=r"players\[0\].score.*EVD-E2"):
+        from_dict(snap)
+
+
+def test_counts_at_their_bound_never_wrap(positions):
+    """Issue 10.3: loaded at the largest accepted counts (int16 used to wrap at 32767 on the
+    next point token), whole games of legal steps keep every count and score above them."""
+    rng = np.random.default_rng(17)
+    for num_players in (1, 2, 3, 4):
+        states = from_dict(_live_turn(positions, num_players))
+        s = states[0]
+        s["tokens"][: int(s["seats"])] = R.COUNT_MAX
+        s["resources"][:num_players] = R.COUNT_MAX - 50
+        R.rederive_pending(states, 0)  # richer players have more choices on this turn
+        states = from_dict(to_dict(states, 0))  # accepted at these counts
+        while not _over(states):
+            _step_random(states, rng)
+            s = states[0]
+            assert (s["tokens"][: int(s["seats"])] >= R.COUNT_MAX).all()
+            assert (s["resources"] >= 0).all()  # spent, never wrapped
+        assert (states[0]["score"][: int(states[0]["seats"])] >= R.COUNT_MAX - 30).all()

@@ -37,6 +37,27 @@ MAX_FRAMES = 16
 STEP_CAP = 5000  # sub-decisions; a game past it is truncated (engine safety, no EVD rule)
 RUGWORT = 1  # seat of the solo opponent
 
+# ---- count bounds (snapshots refuse more; envs/everdell/snapshot.py) -------------------------
+# EVD-S1 has no supply limit, so resources, point tokens and Storehouse stock are bounded by
+# the game's length instead. One step adds at most a few dozen to any count (the largest
+# single gains: a Barge Toad's 2 twigs per Farm, 8 Farms in the deck; a production round fires
+# one chosen card per step), so STEP_CAP steps stay far below COUNT_MAX. Above it, int32
+# counters leave room for a whole game of worst-case steps even when every step also empties
+# a Storehouse or pays out a Chapel (each below COUNT_MAX): COUNT_MAX + STEP_CAP * (2 *
+# COUNT_MAX + 352) < 2**31, so no legal step from an accepted snapshot can wrap.
+COUNT_MAX = 100_000
+# A Chapel gains one token per visit and a visit takes a step, so a game gives at most
+# STEP_CAP; int16 holds twice that.
+CHAPEL_TOKENS_MAX = STEP_CAP
+# A Storehouse's stock grows by at most 3 (twigs) per production of that card, and it fires at
+# most once per step (Chip Sweep and Miner Mole cannot copy it), so a game adds at most
+# 3 * STEP_CAP; int16 holds twice that.
+STORE_MAX = 3 * STEP_CAP
+# Cards put into play in one turn: each one moves into a city (a solo Fool to the discard
+# pile) and only a few one-shot effects take cards out again, so a turn plays far fewer than
+# the deck's 128; int16 holds it with room (Rugwort plays as many, solo).
+PLAYS_MAX = DECK_SIZE
+
 # ---- tables as kernel constants --------------------------------------------------------------
 KIND = D.CARD_KIND.astype(np.int8)
 COLOR = D.CARD_COLOR.astype(np.int8)
@@ -269,7 +290,7 @@ STATE_DTYPE = np.dtype(
         ("winner", np.int8),  # -1: none / draw
         ("step_count", np.int32),
         ("turn_count", np.int32),
-        ("score", np.int16, (MAXP,)),
+        ("score", np.int32, (MAXP,)),
         ("rug_year", np.int8),
         ("opt_fool_bonuses", np.int8),  # option fool_bonuses (docs/everdell.md, Options)
         ("opt_pass_anytime", np.int8),  # option pass_anytime (EVD-E1's literal reading)
@@ -284,19 +305,19 @@ STATE_DTYPE = np.dtype(
         # cities: one record per slot; slots are stable while a card stays
         ("city", np.int8, (MAXP, CITY_SLOTS)),  # card type, -1 empty
         ("city_occupied", np.int8, (MAXP, CITY_SLOTS)),  # occupied token used (EVD-P3)
-        ("city_tokens", np.int8, (MAXP, CITY_SLOTS)),  # Chapel / Clock Tower point tokens
-        ("city_store", np.int8, (MAXP, CITY_SLOTS, 4)),  # Storehouse stock
+        ("city_tokens", np.int16, (MAXP, CITY_SLOTS)),  # Chapel / Clock Tower point tokens
+        ("city_store", np.int16, (MAXP, CITY_SLOTS, 4)),  # Storehouse stock
         ("city_jail", np.int8, (MAXP, CITY_SLOTS, 2)),  # Dungeon prisoners (critter types)
         ("rug_city", np.int8, (NT,)),  # solo: Rugwort's cards by type
         # players
-        ("resources", np.int16, (MAXP, 4)),
-        ("tokens", np.int16, (MAXP,)),  # point tokens
+        ("resources", np.int32, (MAXP, 4)),  # at most COUNT_MAX when loaded
+        ("tokens", np.int32, (MAXP,)),  # point tokens
         ("season", np.int8, (MAXP,)),
         ("workers", np.int8, (MAXP,)),  # workers owned
         ("wloc", np.int16, (MAXP, MAX_WORKERS)),
         ("wperm", np.int8, (MAXP, MAX_WORKERS)),  # never recalled (Cemetery, Monastery, Journey)
         ("passed", np.int8, (MAXP,)),
-        ("plays_this_turn", np.int8),  # solo: cards the player put into play this turn
+        ("plays_this_turn", np.int16),  # solo: cards the player put into play this turn
         # board
         ("forest", np.int8, (MAX_FOREST,)),  # location ids, -1 unused
         ("specials", np.int8, (N_SPECIAL_DEALT,)),  # dealt special event ids

@@ -180,6 +180,7 @@ _INT8_MAX = int(np.iinfo(np.int8).max)
 _INT16_MAX = int(np.iinfo(np.int16).max)
 _INT16_MIN = int(np.iinfo(np.int16).min)
 _INT32_MAX = int(np.iinfo(np.int32).max)
+_INT32_MIN = int(np.iinfo(np.int32).min)
 _PLACEABLE = (D.LOC_BASIC, D.LOC_FOREST, D.LOC_HAVEN, D.LOC_JOURNEY)
 # Workers owned after entering each season (EVD-S5, EVD-F2..F4).
 _WORKERS_BY_SEASON = np.cumsum(D.SEASON_NEW_WORKERS)
@@ -519,7 +520,7 @@ def _named(value, path: str, names, what: str) -> int:
     return names.index(name)
 
 
-def _resources(value, path: str, lo: int = 0, hi: int = _INT16_MAX) -> list[int]:
+def _resources(value, path: str, lo: int = 0, hi: int = R.COUNT_MAX) -> list[int]:
     value = _obj(value, path, RESOURCES)
     return [_int(value[r], f"{path}.{r}", lo, hi, f"{r} count") for r in RESOURCES]
 
@@ -592,9 +593,10 @@ def _read_header(snap: dict, s) -> int:
     s["rng"][0] = np.uint64(int(rng_text, 16))
     s["first_player"] = _int(snap["first_player"], "first_player", 0, n - 1, "player")
     s["turn_player"] = _int(snap["turn_player"], "turn_player", 0, n - 1, "player")
-    s["turn_count"] = _int(snap["turn_count"], "turn_count", 0, _INT32_MAX)
+    # Every turn opens with a step (its turn action), so there are never more turns than steps.
+    s["turn_count"] = _int(snap["turn_count"], "turn_count", 0, R.STEP_CAP)
     s["step_count"] = _int(snap["step_count"], "step_count", 0, R.STEP_CAP, "step count")
-    s["plays_this_turn"] = _int(snap["plays_this_turn"], "plays_this_turn", 0, _INT8_MAX)
+    s["plays_this_turn"] = _int(snap["plays_this_turn"], "plays_this_turn", 0, R.PLAYS_MAX)
     s["terminated"] = _bool(snap["terminated"], "terminated")
     s["truncated"] = _bool(snap["truncated"], "truncated")
     if s["terminated"] and s["truncated"]:
@@ -660,7 +662,9 @@ def _read_event(raw, path: str, s, seats: int) -> int:
     e = _event(entry["event"], f"{path}.event")
     if entry["owner"] is not None:
         s["event_owner"][e] = _player_ref(entry["owner"], f"{path}.owner", seats)
-    s["event_store"][e] = _int(entry["store"], f"{path}.store", 0, _INT8_MAX, "points")
+    # Parked points never exceed the event's cap; events without one park nothing.
+    most = max(int(D.EVENT_MAX_POINTS[e]), 0)
+    s["event_store"][e] = _int(entry["store"], f"{path}.store", 0, most, "points")
     if entry["owner"] is None and s["event_store"][e]:
         _fail(f"{path}.store", "an event nobody achieved holds no points")
     return e
@@ -684,10 +688,10 @@ def _read_player(raw, s, p: int, n: int):
     s["hand_n"][p] = size
     _read_city(player["city"], f"{path}.city", s, p)
     s["resources"][p] = _resources(player["resources"], f"{path}.resources")
-    s["tokens"][p] = _int(player["tokens"], f"{path}.tokens", 0, _INT16_MAX, "point tokens")
+    s["tokens"][p] = _int(player["tokens"], f"{path}.tokens", 0, R.COUNT_MAX, "point tokens")
     s["season"][p] = _named(player["season"], f"{path}.season", SEASONS, "season")
     s["passed"][p] = _bool(player["passed"], f"{path}.passed")
-    s["score"][p] = _int(player["score"], f"{path}.score", _INT16_MIN, _INT16_MAX, "score")
+    s["score"][p] = _int(player["score"], f"{path}.score", _INT32_MIN, _INT32_MAX, "score")
 
 
 def _read_city(raw, path: str, s, p: int):
@@ -708,13 +712,13 @@ def _read_city(raw, path: str, s, p: int):
             if D.CARD_KIND[t] != D.CONSTRUCTION:  # EVD-P3: occupied tokens sit on Constructions
                 _fail(f"{where}.occupied", f"{entry['card']!r} is not a Construction")
             s["city_occupied"][p, k] = 1
-        tokens = _int(entry["tokens"], f"{where}.tokens", 0, _INT8_MAX, "point tokens")
+        tokens = _int(entry["tokens"], f"{where}.tokens", 0, R.CHAPEL_TOKENS_MAX, "point tokens")
         if tokens and t not in _POINT_TOKEN_CARDS:
             _fail(f"{where}.tokens", f"{entry['card']!r} holds no tokens (Chapel, Clock Tower do)")
         if t == R.CLOCK_TOWER and tokens > 3:
             _fail(f"{where}.tokens", "a Clock Tower starts with 3 tokens and never gains any")
         s["city_tokens"][p, k] = tokens
-        store = _resources(entry["store"], f"{where}.store", 0, _INT8_MAX)
+        store = _resources(entry["store"], f"{where}.store", 0, R.STORE_MAX)
         if any(store) and t != R.STOREHOUSE:
             _fail(f"{where}.store", f"only a Storehouse holds resources, not {entry['card']!r}")
         s["city_store"][p, k] = store
@@ -749,8 +753,8 @@ def _read_rugwort(raw, s, n: int):
         return
     rug = _obj(raw, "rugwort", RUGWORT_KEYS)
     s["rug_city"] = _card_count_dict(rug["city"], "rugwort.city", R.DECK_SIZE)
-    s["tokens"][R.RUGWORT] = _int(rug["tokens"], "rugwort.tokens", 0, _INT16_MAX, "tokens")
-    s["score"][R.RUGWORT] = _int(rug["score"], "rugwort.score", _INT16_MIN, _INT16_MAX, "score")
+    s["tokens"][R.RUGWORT] = _int(rug["tokens"], "rugwort.tokens", 0, R.COUNT_MAX, "tokens")
+    s["score"][R.RUGWORT] = _int(rug["score"], "rugwort.score", _INT32_MIN, _INT32_MAX, "score")
     if rug["forest_position"] is not None:
         dealt = int(R.FOREST_DEALT[n])
         s["rug_forest"] = _int(rug["forest_position"], "rugwort.forest_position", 0, dealt - 1)
@@ -1184,6 +1188,11 @@ def _check_end(s, n: int):
         return
     if s["terminated"] and not s["passed"][:n].all():
         _fail("terminated", "the game ends once every player has passed (EVD-E1)")
+    for p in range(_seats(n)):  # written by the engine at the end (EVD-E2): recomputed here
+        expected = int(R.score_of(s, p))
+        if int(s["score"][p]) != expected:
+            who = "rugwort.score" if n == 1 and p == R.RUGWORT else f"players[{p}].score"
+            _fail(who, f"is {int(s['score'][p])}, the city and tokens score {expected} (EVD-E2)")
     if s["truncated"]:
         expected = -1
     elif n == 1:
