@@ -14,7 +14,8 @@ Agent to act         whoever decides; every sub-decision is its own step for the
 Observation          ``{"observation": float32 (see encoders/everdell.py), "action_mask": int8}``
 Rewards              at the end only: +1 winner, -1/(n-1) to the others; solo +1 / -1 against
                      Rugwort; 0 to all on a tie after EVD-E3's tie-breaks
-Options              rugwort_year (1, 2, 3; solo only), docs/everdell.md
+Options              rugwort_year (1, 2, 3; solo only), fool_bonuses, pass_anytime (EVD-E1 read
+                     literally: pass before autumn); docs/everdell.md
 Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
 ===================  ==========================================================================
 """
