@@ -771,6 +771,9 @@ def _place_worth(b, worth, c, i):
     n = b.clen[0, c]
     if n >= 3:
         return NEG
+    if i == 0:
+        # behind a moved Juggernaut (subtleties §15): shielded by it, shielding nothing
+        return 0.8
     v = 0.3
     if b.cstate[0, c] < 2 and b.camp[0, c] >= 0:
         if n == 1:
