@@ -17,7 +17,10 @@ from envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
+from envs.core.gym_env import SingleAgentEnv, register_envs
 from envs.core.registry import available_games, get_spec, make, make_batch
+
+register_envs()  # gymnasium.make("meeple_gym/Century-v0", ...) works after this import
 
 __all__ = [
     "ActionError",
@@ -26,10 +29,12 @@ __all__ = [
     "MeepleError",
     "OptionError",
     "PlayerCountError",
+    "SingleAgentEnv",
     "SnapshotError",
     "UnknownGameError",
     "available_games",
     "get_spec",
     "make",
     "make_batch",
+    "register_envs",
 ]

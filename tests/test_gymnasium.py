@@ -10,6 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envs
+from envs import GameOverError
 from envs.core.gym_env import GAME_IDS, SingleAgentEnv, register_envs
 
 GAMES = sorted(GAME_IDS)
@@ -267,3 +268,19 @@ def test_episode_replays_on_the_aec_env(game, num_players, seat):
     assert aec.terminations[me] or aec.truncations[me]
     assert end == (aec.rewards[me], aec.terminations[me], aec.truncations[me])
     np.testing.assert_array_equal(aec.observe(me)["observation"], obs)
+
+
+def test_a_failing_opponent_ends_the_episode():
+    calls = []
+
+    def broken(observation):
+        calls.append(1)
+        raise RuntimeError("opponent bug")
+
+    env = SingleAgentEnv("century", num_players=2, opponent=broken, seat=1)
+    with pytest.raises(RuntimeError, match="opponent bug"):
+        _, info = env.reset(seed=0)  # raises here if the opponent moves first
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    with pytest.raises(GameOverError):
+        env.step(0)
+    assert not env.action_masks().any() and calls == [1]

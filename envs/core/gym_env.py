@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import Env, spaces
 
-from envs.core.errors import ActionError, GameOverError, IllegalActionError, OptionError
+from envs.core.errors import (
+    ActionError,
+    GameOverError,
+    IllegalActionError,
+    NotResetError,
+    OptionError,
+)
 
 GAME_IDS = {
     "century": "meeple_gym/Century-v0",
@@ -165,7 +171,7 @@ class SingleAgentEnv(Env):
 
     def step(self, action):
         if not self._has_reset:
-            raise GameOverError("call reset() before step()")
+            raise NotResetError("call reset() before step()")
         if self._done:
             raise GameOverError("the episode is over; call reset()")
         a = self._check_action(action)
@@ -222,7 +228,13 @@ class SingleAgentEnv(Env):
         while not self._game_over() and raw.agent_selection != self._agent:
             actor = raw.agent_selection
             policy = self._seat_policy[raw.agent_name_mapping[actor]]
-            raw.step(int(policy(raw.observe(actor))))
+            try:
+                raw.step(int(policy(raw.observe(actor))))
+            except Exception:
+                # A failing opponent ends the episode: the next step must not act out of turn.
+                self._done = True
+                self._mask[:] = 0
+                raise
         if self._game_over():
             self._mask[:] = 0
         else:
@@ -247,7 +259,7 @@ class SingleAgentEnv(Env):
 
     def render(self):
         if not self._has_reset:
-            raise GameOverError("call reset() before render()")
+            raise NotResetError("call reset() before render()")
         return self._raw.render()
 
     def close(self):
