@@ -129,7 +129,7 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
             done[ended] = True
             winner[ended] = winners_from_rewards(rewards[ended])
             winner[ended[trunc[ended]]] = -1
-            scores[ended] = batch.final_scores[ended]
+            scores[ended] = batch.final_scores[ended][:, :num_players]
             lengths[ended] = batch.final_lengths[ended]
             truncated[ended] = trunc[ended]
             progress_bar.update(ended.size)

@@ -188,7 +188,7 @@ def kernel_step(
         rewards = np.zeros((size, spec.max_players), dtype=np.float32)
         terminated = np.zeros(size, dtype=np.bool_)
         truncated = np.zeros(size, dtype=np.bool_)
-        final_scores = np.zeros((size, num_players), dtype=np.int32)
+        final_scores = np.zeros((size, spec.seats(num_players)), dtype=np.int32)
         final_lengths = np.zeros(size, dtype=np.int64)
         spec.reset_batch(states, num_players, seed64, 0, episodes, options)
         spec.legal_masks_batch(states, masks)

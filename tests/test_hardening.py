@@ -341,3 +341,24 @@ def test_century_cube_counts_are_bounded_by_the_turns_played():
         twin.unwrapped.from_dict(bad)
     # Cubes are only added to a caravan of at most 10 (the main phase), so this is the peak.
     assert max(century.MAX_CARAVAN_CUBES, century.MAX_MARKET_CUBES + 1) < np.iinfo(np.int16).max
+
+
+# ---- #10.10 solo Everdell results name Rugwort's seat -------------------------------------------
+
+
+def test_solo_everdell_results_have_a_column_for_rugwort():
+    out = envs.make_batch("everdell", 1, 1, seed=4).random_rollout(60)
+    assert out["scores"].shape == (60, 2)
+    decided = out["winner"] >= 0
+    assert set(out["winner"][decided].tolist()) <= {0, 1}
+    rows = np.flatnonzero(decided)
+    won = out["scores"][rows, out["winner"][rows]]
+    lost = out["scores"][rows, 1 - out["winner"][rows]]
+    assert (won > lost).all()  # the winner's column holds the higher score
+    assert (out["winner"] == 1).any()  # Rugwort wins some uniform-random games
+    batch, words = _played_batch("everdell", size=4, players=1, steps=0)
+    actions = np.zeros(4, np.int64)
+    while not batch.final_lengths.any():
+        random_legal_actions(batch.legal_mask, words, actions)
+        batch.step(actions)
+    assert batch.final_scores.shape == (4, 2)

@@ -97,6 +97,8 @@ def test_cache_groups_follow_the_game_a_module_belongs_to():
     assert "envs/core/rng.py" in sources
     assert "encoders/century.py" in sources
     assert not any("radlands" in s for s in sources)
+    # Core modules without kernels (env wrappers, the gate, the CLI) never force a recompile.
+    assert "envs/core/aec.py" not in sources and "envs/core/gate.py" not in sources
 
 
 def test_cache_root_honours_the_environment_variable(monkeypatch, tmp_path):

@@ -13,7 +13,7 @@ Here every kernel is cached in a directory keyed by what it can inline:
     <root>/<package version>-numba<version>/<group>-<hash of the group's sources and tables>
 
 A group is one game (its ``envs/<game>/`` package with the data tables, its encoder and its
-heuristic, plus ``envs/core``) or ``core`` alone. Editing one game recompiles that game only.
+heuristic, plus the kernel modules of ``envs/core``) or ``core`` alone. Editing one game recompiles that game only.
 ``<root>`` is ``$MEEPLE_GYM_CACHE_DIR`` if set, else ``$NUMBA_CACHE_DIR``, else the per-user
 cache directory (``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
 ``-boundscheck`` suffix: Numba's index does not tell checked from unchecked code. If nothing is
@@ -81,21 +81,29 @@ def kernel_group(module: str) -> str:
     return "core"
 
 
+def _defines_kernels(path: Path) -> bool:
+    text = path.read_text()
+    return "@kernel" in text or "@parallel_kernel" in text
+
+
 def group_sources(group: str) -> list[Path]:
-    """Every source file and data table the kernels of ``group`` may inline, sorted."""
-    roots = [PACKAGE_ROOT / "envs" / "core"]
+    """Every source file and data table the kernels of ``group`` may inline, sorted. Of
+    ``envs/core`` only this module and the modules that define kernels count: editing the env
+    wrappers, the gate or the CLI recompiles nothing."""
+    core = PACKAGE_ROOT / "envs" / "core"
+    files = [p for p in core.glob("*.py") if p.name == "jit.py" or _defines_kernels(p)]
     if group != "core":
-        roots += [
+        for root in (
             PACKAGE_ROOT / "envs" / group,
             PACKAGE_ROOT / "encoders" / f"{group}.py",
             PACKAGE_ROOT / "baselines" / f"{group}_heuristic.py",
-        ]
-    files = []
-    for root in roots:
-        if root.is_file():
-            files.append(root)
-        elif root.is_dir():
-            files += [p for p in root.rglob("*") if p.suffix in _SOURCE_SUFFIXES and p.is_file()]
+        ):
+            if root.is_file():
+                files.append(root)
+            elif root.is_dir():
+                files += [
+                    p for p in root.rglob("*") if p.suffix in _SOURCE_SUFFIXES and p.is_file()
+                ]
     return sorted(files)
 
 

@@ -2740,7 +2740,7 @@ def step_batch(
         terminated[i] = s.terminated == 1
         truncated[i] = s.truncated == 1
         if terminated[i] or truncated[i]:
-            for p in range(num_players):
+            for p in range(s.seats):  # solo: Rugwort's score too (seat 1)
                 final_scores[i, p] = s.score[p]
             final_lengths[i] = s.step_count
             episodes[i] += 1
@@ -2777,7 +2777,7 @@ def random_rollout_kernel(
                 legal_mask_into(scratch, c, mask)
                 apply_action(scratch, c, random_legal(mask, policy, 0))
             out_len[k] = s.step_count
-            for p in range(num_players):
+            for p in range(s.seats):  # solo: Rugwort's score too, so winner 1 has a column
                 out_scores[k, p] = s.score[p]
             out_winner[k] = s.winner
             out_trunc[k] = s.truncated == 1

@@ -43,4 +43,5 @@ SPEC = GameSpec.from_modules(
     options=OPTIONS,
     encode_options=encode_options,
     docs="docs/everdell.md",
+    seats_for=lambda n: 2 if n == 1 else n,  # solo: Rugwort holds seat 1
 )
