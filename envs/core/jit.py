@@ -13,7 +13,8 @@ Here every kernel is cached in a directory keyed by what it can inline:
     <root>/<package version>-numba<version>/<group>-<hash of the group's sources and tables>
 
 A group is one game (its ``envs/<game>/`` package with the data tables, its encoder and its
-heuristic, plus the kernel modules of ``envs/core``) or ``core`` alone. Editing one game recompiles that game only.
+heuristic, plus the kernel modules of ``envs/core``) or ``core`` alone. Editing one game
+recompiles that game only.
 ``<root>`` is ``$MEEPLE_GYM_CACHE_DIR`` if set, else ``$NUMBA_CACHE_DIR``, else the per-user
 cache directory (``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
 ``-boundscheck`` suffix: Numba's index does not tell checked from unchecked code. If nothing is
