@@ -5,8 +5,9 @@ should never see raises IndexError instead of writing into memory.
     python tests/tools/fuzz_snapshots.py GAME CASES SEED
 
 For each case: play a seeded random game to a random point, mutate its snapshot (or its raw
-record bytes; every fifth case is an unmutated control that must load), try to load it; if the engine accepts it, play legal random steps and check that
-every position reached is again one the engine accepts (its snapshot loads and round-trips).
+record bytes; every fifth case is an unmutated control that must load), try to load it; if
+the engine accepts it, play legal random steps and check that every position reached is
+again one the engine accepts (its snapshot loads and round-trips).
 Prints one JSON line of counts; exits 1 with the failing case on any other error.
 """
 
