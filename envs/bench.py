@@ -148,11 +148,12 @@ def batched_step(
     """Random self-play steps/s through ``BatchEnv.step`` (one step = one action per game).
 
     Each step includes the action check, the rules kernel, auto-reset, new masks and the
-    observation encoding of every game.
+    observation encoding of every game. The batch hands back its buffers (``copy=False``),
+    as a training loop that consumes each step's arrays at once would use it.
     """
 
     def make_step(size):
-        batch = envs.make_batch(game, size, num_players, seed)
+        batch = envs.make_batch(game, size, num_players, seed, copy=False)
         batch.reset()
         words = policy_words(seed, size)
         actions = np.empty(size, dtype=np.int64)
