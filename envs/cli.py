@@ -183,6 +183,15 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def _add_match_arguments(parser, default_agents: list[str], agents_help: str) -> None:
+    """The arguments every match-playing command shares."""
+    parser.add_argument("--game", default="century")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--agents", nargs="+", default=default_agents, help=agents_help)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="meeple", description="meeple-gym: tabletop-game RL environments."
@@ -201,17 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
     arena.set_defaults(func=cmd_arena)
 
     ev = sub.add_parser("eval", help="play a seeded match between agents")
-    ev.add_argument("--game", default="century")
-    ev.add_argument("--players", type=int, default=2)
-    ev.add_argument(
-        "--agents",
-        nargs="+",
-        default=["heuristic", "random"],
-        help="one agent per seat, or two (the first in one rotating seat, the second in the rest)",
+    _add_match_arguments(
+        ev,
+        ["heuristic", "random"],
+        "one agent per seat, or two (the first in one rotating seat, the second in the rest)",
     )
     ev.add_argument("--games", type=_positive_int, default=1000)
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.set_defaults(func=cmd_eval)
 
     be = sub.add_parser("bench", help="measure throughput and start-up time")
@@ -227,17 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     be.set_defaults(func=cmd_bench)
 
     la = sub.add_parser("ladder", help="rate agents in a seeded round-robin (OpenSkill)")
-    la.add_argument("--game", default="century")
-    la.add_argument("--players", type=int, default=2)
-    la.add_argument(
-        "--agents",
-        nargs="+",
-        default=["random", "heuristic"],
-        help="agents: random, heuristic, or package.module:Class",
+    _add_match_arguments(
+        la, ["random", "heuristic"], "agents: random, heuristic, or package.module:Class"
     )
     la.add_argument("--games-per-pair", type=_positive_int, default=200)
-    la.add_argument("--seed", type=int, default=0)
-    la.add_argument("--json", action="store_true", help="print one JSON object")
     la.add_argument("--plot", metavar="PNG", help="also draw the ladder to this PNG")
     la.set_defaults(func=cmd_ladder)
 

@@ -33,7 +33,6 @@ from pettingzoo.utils import wrappers
 
 from envs.core.batch import check_seed
 from envs.core.errors import (
-    ActionError,
     GameOverError,
     IllegalActionError,
     NotResetError,
@@ -41,6 +40,7 @@ from envs.core.errors import (
     SnapshotError,
 )
 from envs.core.game import GameSpec
+from envs.core.options import check_action
 from envs.core.rng import game_key
 
 RENDER_MODES = ("ansi",)
@@ -190,17 +190,7 @@ class MeepleAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def _check_action(self, action) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                action = int(action)
-            else:
-                raise ActionError(
-                    f"action must be an integer in [0, {self.spec.num_actions}), "
-                    f"got {type(action).__name__} {action!r}"
-                )
-        a = int(action)
-        if not 0 <= a < self.spec.num_actions:
-            raise ActionError(f"action {a} is out of range [0, {self.spec.num_actions})")
+        a = check_action(action, self.spec.num_actions)
         if self._mask[a] == 0:
             raise IllegalActionError(
                 f"action {a} ({self.spec.action_to_string(self._states, 0, a)}) is illegal for "

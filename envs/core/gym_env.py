@@ -18,12 +18,12 @@ import numpy as np
 from gymnasium import Env, spaces
 
 from envs.core.errors import (
-    ActionError,
     GameOverError,
     IllegalActionError,
     NotResetError,
     OptionError,
 )
+from envs.core.options import check_action
 
 GAME_IDS = {
     "century": "meeple_gym/Century-v0",
@@ -200,16 +200,7 @@ class SingleAgentEnv(Env):
     def _check_action(self, action) -> int | None:
         """The action as an int; None for a legal-range but illegal action in "lose" mode.
         Malformed actions (not an integer, out of range) raise ``ActionError`` in both modes."""
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ActionError(
-                f"action must be an integer in [0, {self.action_space.n}), "
-                f"got {type(action).__name__} {action!r}"
-            )
-        a = int(action)
-        if not 0 <= a < self.action_space.n:
-            raise ActionError(f"action {a} is out of range [0, {self.action_space.n})")
+        a = check_action(action, self.action_space.n)
         if self._mask[a]:
             return a
         if self.illegal_action == "lose":

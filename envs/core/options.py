@@ -57,3 +57,21 @@ def check_choice(game: str, name: str, value, allowed: tuple):
         if value == choice:
             return choice
     raise OptionError(f"{game}: option {name} must be one of {allowed}, got {short_repr(value)}")
+
+
+def check_action(action, num_actions: int) -> int:
+    """An action index as a Python int (a 0-d integer array counts); ``ActionError`` names a
+    non-integer or out-of-range action."""
+    from envs.core.errors import ActionError
+
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if not is_int(action):
+        raise ActionError(
+            f"action must be an integer in [0, {num_actions}), "
+            f"got {type(action).__name__} {short_repr(action)}"
+        )
+    index = int(action)
+    if not 0 <= index < num_actions:
+        raise ActionError(f"action {index} is out of range [0, {num_actions})")
+    return index
