@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.threads import check_fork_safe
+
 
 def _writable(array, dtype) -> np.ndarray:
     """A C-contiguous array of ``dtype`` that Numba types like every other call: a read-only
@@ -38,6 +40,7 @@ class KernelAgent:
         masks = _writable(masks, np.int8)
         self._check(obs.shape, masks.shape, 2)
         out = np.empty(obs.shape[0], dtype=np.int64)
+        check_fork_safe()  # a parallel kernel: refuse instead of dying in a forked child
         self.policy_batch(obs, masks, out)
         if (out < 0).any():
             raise ValueError("some mask rows have no legal action")
