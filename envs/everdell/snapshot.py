@@ -187,7 +187,8 @@ _WORKERS_BY_SEASON = np.cumsum(D.SEASON_NEW_WORKERS)
 _POINT_TOKEN_CARDS = (R.CHAPEL, R.CLOCK_TOWER)
 
 
-def _seats(n: int) -> int:
+def seats_for(n: int) -> int:
+    """Seats at the table: the players, and Rugwort (the solo opponent) in seat 1 of a solo game."""
     return 2 if n == 1 else n
 
 
@@ -352,7 +353,7 @@ def _check_representable(s):
     n = int(s["num_players"])
     if not 1 <= n <= R.MAXP:
         _refuse(f"num_players is {n}, Everdell has 1-4 players")
-    seats = _seats(n)
+    seats = seats_for(n)
     if int(s["seats"]) != seats:
         _refuse(f"seats is {int(s['seats'])}, expected {seats} for {n} player(s)")
     deck_n, discard_n, rev_n = int(s["deck_n"]), int(s["discard_n"]), int(s["revealed_n"])
@@ -582,7 +583,7 @@ def _read_header(snap: dict, s) -> int:
         _fail("version", f"unsupported snapshot version {version}, expected {SNAPSHOT_VERSION}")
     n = _int(snap["num_players"], "num_players", 1, R.MAXP, "num_players")
     s["num_players"] = n
-    s["seats"] = _seats(n)
+    s["seats"] = seats_for(n)
     options = _obj(snap["options"], "options", OPTION_KEYS)
     s["rug_year"] = _int(options["rug_year"], "options.rug_year", 1, 3, "Rugwort's year")
     s["opt_fool_bonuses"] = _bool(options["fool_bonuses"], "options.fool_bonuses")
@@ -606,7 +607,7 @@ def _read_header(snap: dict, s) -> int:
     if not (s["terminated"] or s["truncated"]) and int(s["step_count"]) >= R.STEP_CAP:
         _fail("step_count", f"a game still running has fewer than {R.STEP_CAP} steps")
     if snap["winner"] is not None:
-        s["winner"] = _player_ref(snap["winner"], "winner", _seats(n))
+        s["winner"] = _player_ref(snap["winner"], "winner", seats_for(n))
     return n
 
 
@@ -631,7 +632,7 @@ def _read_board(snap: dict, s, n: int):
             _fail(f"forest[{j}]", f"{loc!r} is dealt twice")
 
     events = _obj(snap["events"], "events", ("basic", "special"))
-    seats = _seats(n)
+    seats = seats_for(n)
     basic = _list(events["basic"], "events.basic", len(D.BASIC_EVENTS))
     for i, raw in enumerate(basic):
         e = _read_event(raw, f"events.basic[{i}]", s, seats)
@@ -775,7 +776,7 @@ def _read_stack(snap: dict, s, n: int):
     stack = _obj(snap["stack"], "stack", STACK_KEYS)
     frames = _list(stack["frames"], "stack.frames", most=R.MAX_FRAMES)
     for f, raw in enumerate(frames):
-        _read_frame(raw, f"stack.frames[{f}]", s, f, _seats(n))
+        _read_frame(raw, f"stack.frames[{f}]", s, f, seats_for(n))
     s["depth"] = len(frames)
     # The last finished sub-task's count: cards discarded (at most a hand) or resources given.
     s["ret"] = _int(stack["ret"], "stack.ret", 0, R.HAND_LIMIT, "sub-task result")
@@ -827,7 +828,7 @@ def _read_frame(raw, path: str, s, f: int, seats: int):
 
 def _read_workers(snap: dict, s, n: int):
     """Workers (EVD-S5: 2, then +1 spring, +1 summer, +2 autumn) and where they stand."""
-    seats = _seats(n)
+    seats = seats_for(n)
     for p, raw in enumerate(snap["players"]):
         path = f"players[{p}].workers"
         workers = _list(raw["workers"], path, most=R.MAX_WORKERS)
@@ -1034,7 +1035,7 @@ _PLACED_STAGES = (R.PS_TRIGGERS, R.PS_COURTHOUSE, R.PS_EFFECT)
 def _check_frames(s, n: int):
     """Every frame field the task runners read as an index or a count is in range and agrees
     with the position (a card's slot holds that card, a Ranger's worker is lifted, ...)."""
-    seats = _seats(n)
+    seats = seats_for(n)
     for f in range(int(s["depth"])):
         path = f"stack.frames[{f}]"
         kind = int(s["fr_kind"][f])
@@ -1108,7 +1109,7 @@ def _worker_code_ok(s, n: int, p: int, code: int) -> bool:
         return kind in _PLACEABLE
     if R.W_EVENT <= code < R.W_EVENT + D.N_EVENTS:
         return int(s["event_owner"][code - R.W_EVENT]) == p
-    if R.W_CITY <= code < R.W_CITY + _seats(n) * 32:
+    if R.W_CITY <= code < R.W_CITY + seats_for(n) * 32:
         owner, slot = divmod(code - R.W_CITY, 32)
         return slot < R.CITY_SLOTS and int(s["city"][owner, slot]) >= 0
     if code in (R.W_RUG_INN, R.W_RUG_POST):
@@ -1188,7 +1189,7 @@ def _check_end(s, n: int):
         return
     if s["terminated"] and not s["passed"][:n].all():
         _fail("terminated", "the game ends once every player has passed (EVD-E1)")
-    for p in range(_seats(n)):  # written by the engine at the end (EVD-E2): recomputed here
+    for p in range(seats_for(n)):  # written by the engine at the end (EVD-E2): recomputed here
         expected = int(R.score_of(s, p))
         if int(s["score"][p]) != expected:
             who = "rugwort.score" if n == 1 and p == R.RUGWORT else f"players[{p}].score"

@@ -43,5 +43,5 @@ SPEC = GameSpec.from_modules(
     options=OPTIONS,
     encode_options=encode_options,
     docs="docs/everdell.md",
-    seats_for=lambda n: 2 if n == 1 else n,  # solo: Rugwort holds seat 1
+    seats_for=snapshot.seats_for,  # solo: Rugwort holds seat 1
 )
