@@ -4,11 +4,11 @@ rule-of-thumb heuristic per game that reads only the observation vector and the 
 ``EndeavorHeuristicAgent``). Every agent has
 ``act(observation_dict)`` and ``act_batch(observations, masks)``."""
 
-from baselines.century_heuristic import CenturyHeuristicAgent
-from baselines.endeavor_heuristic import EndeavorHeuristicAgent
-from baselines.everdell_heuristic import EverdellHeuristicAgent
-from baselines.radlands_heuristic import RadlandsHeuristicAgent
-from baselines.random_agent import RandomAgent
+from meeple_gym.baselines.century_heuristic import CenturyHeuristicAgent
+from meeple_gym.baselines.endeavor_heuristic import EndeavorHeuristicAgent
+from meeple_gym.baselines.everdell_heuristic import EverdellHeuristicAgent
+from meeple_gym.baselines.radlands_heuristic import RadlandsHeuristicAgent
+from meeple_gym.baselines.random_agent import RandomAgent
 
 __all__ = [
     "CenturyHeuristicAgent",

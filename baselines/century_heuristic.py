@@ -1,7 +1,7 @@
 """A rule-of-thumb Century: Spice Road player that sees only the observation vector.
 
-It decodes its own block and the public board with the layout of ``encoders.century`` and
-reads the card tables of ``envs.century.data``; nothing else. Plan of a main turn:
+It decodes its own block and the public board with the layout of ``meeple_gym.encoders.century`` and
+reads the card tables of ``meeple_gym.century.data``; nothing else. Plan of a main turn:
 
 1. Claim the affordable point card worth most (printed points + 3 for gold, 1 for silver).
 2. Otherwise pick a target: the point card with the best (points + coin) / (distance + 1),
@@ -21,27 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from baselines.kernel_agent import KernelAgent
-from encoders.century import (
-    COIN_PAYS,
-    M_CUBES,
-    M_PRESENT,
-    M_TYPE,
-    MARKET_BLOCK,
-    MARKET_OFFSET,
-    OBS_SIZE,
-    P_CARAVAN,
-    P_IN_HAND,
-    P_PLAYED,
-    PENDING_CARD,
-    PHASE_ONEHOT,
-    POINT_BLOCK,
-    POINT_ROW_OFFSET,
-    R_COST,
-    R_POINTS,
-    R_PRESENT,
-)
-from envs.century.data import (
+from meeple_gym.baselines.kernel_agent import KernelAgent
+from meeple_gym.century.data import (
     KIND_SPICE,
     KIND_TRADE,
     KIND_UPGRADE,
@@ -50,7 +31,7 @@ from envs.century.data import (
     MERCHANT_OUT,
     MERCHANT_UPGRADES,
 )
-from envs.century.rules import (
+from meeple_gym.century.rules import (
     A_ACQUIRE,
     A_CLAIM,
     A_PLACE,
@@ -73,7 +54,26 @@ from envs.century.rules import (
     PHASE_UPGRADE,
     POINT_ROW_SIZE,
 )
-from envs.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.encoders.century import (
+    COIN_PAYS,
+    M_CUBES,
+    M_PRESENT,
+    M_TYPE,
+    MARKET_BLOCK,
+    MARKET_OFFSET,
+    OBS_SIZE,
+    P_CARAVAN,
+    P_IN_HAND,
+    P_PLAYED,
+    PENDING_CARD,
+    PHASE_ONEHOT,
+    POINT_BLOCK,
+    POINT_ROW_OFFSET,
+    R_COST,
+    R_POINTS,
+    R_PRESENT,
+)
 
 # One missing cube-step outweighs any gain in cube value (at most 3 per cube, 10 cubes).
 DIST_WEIGHT = 64

@@ -1,11 +1,11 @@
 """A rule-of-thumb Endeavor player that sees only the observation vector and the action mask.
 
-It decodes the observation with the layout of ``encoders.endeavor`` and reads the card tables
-(``envs.endeavor.data``, as loaded in ``envs.endeavor.rules``); nothing else. Everything is
-valued in end points (END-E2): a card is worth its points plus a guess for its ability that
-shrinks as the game nears round 12 (END-E4); a token lost for good (a ship, an attack) costs
-what a token earns over the rounds left; a board slot (END-B1: 9 for all cards) costs a little
-while slots are plentiful and more once they run short.
+It decodes the observation with the layout of ``meeple_gym.encoders.endeavor`` and reads the
+card tables (``meeple_gym.endeavor.data``, as loaded in ``meeple_gym.endeavor.rules``); nothing
+else. Everything is valued in end points (END-E2): a card is worth its points plus a guess for
+its ability that shrinks as the game nears round 12 (END-E4); a token lost for good (a ship, an
+attack) costs what a token earns over the rounds left; a board slot (END-B1: 9 for all cards)
+costs a little while slots are plentiful and more once they run short.
 
 Planning (END-O1): each role in hand is priced by planning what it would do now with every
 token on it, and the best one is chosen:
@@ -33,10 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from baselines.kernel_agent import KernelAgent
-from encoders import endeavor as E
-from envs.core.jit import kernel, parallel_kernel
-from envs.endeavor.rules import (
+from meeple_gym.baselines.kernel_agent import KernelAgent
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.encoders import endeavor as E
+from meeple_gym.endeavor.rules import (
     A_BUILDING,
     A_DONE,
     A_EMPIRE,

@@ -1,6 +1,6 @@
 """Head-to-head matches between agents, played through the batched env.
 
->>> from baselines.evaluate import play_match
+>>> from meeple_gym.baselines.evaluate import play_match
 >>> result = play_match("century", 2, ["heuristic", "random"], num_games=1000, seed=0)
 >>> result["win_rate"], result["ci_low"], result["ci_high"]
 
@@ -20,20 +20,20 @@ import sys
 
 import numpy as np
 
-import envs
-from envs.core.batch import check_seed
-from envs.core.errors import OptionError
-from envs.core.registry import check_num_players
-from envs.core.rng import py_derive_key
-from envs.core.sampling import policy_words, random_legal_actions
+import meeple_gym as mg
+from meeple_gym.core.batch import check_seed
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.registry import check_num_players
+from meeple_gym.core.rng import py_derive_key
+from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 AGENT_NAMES = ("heuristic", "random")
 # game -> "module:Class" of its rule-of-thumb agent
 HEURISTICS = {
-    "century": "baselines.century_heuristic:CenturyHeuristicAgent",
-    "radlands": "baselines.radlands_heuristic:RadlandsHeuristicAgent",
-    "everdell": "baselines.everdell_heuristic:EverdellHeuristicAgent",
-    "endeavor": "baselines.endeavor_heuristic:EndeavorHeuristicAgent",
+    "century": "meeple_gym.baselines.century_heuristic:CenturyHeuristicAgent",
+    "radlands": "meeple_gym.baselines.radlands_heuristic:RadlandsHeuristicAgent",
+    "everdell": "meeple_gym.baselines.everdell_heuristic:EverdellHeuristicAgent",
+    "endeavor": "meeple_gym.baselines.endeavor_heuristic:EndeavorHeuristicAgent",
 }
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048
@@ -51,7 +51,7 @@ def make_agent(name: str, game: str, seed: int = 0):
     if ":" in name:
         return _import_agent(name, game, seed)
     if name == "random":
-        from baselines.random_agent import RandomAgent
+        from meeple_gym.baselines.random_agent import RandomAgent
 
         return RandomAgent(seed)
     if name == "heuristic":
@@ -104,7 +104,7 @@ def winners_from_rewards(rewards: np.ndarray) -> np.ndarray:
 def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
     """Play one game per slot of a batch; returns (winner seat, scores, lengths, truncated)."""
     size = seats.shape[0]
-    batch = envs.make_batch(game, size, num_players, seed)
+    batch = mg.make_batch(game, size, num_players, seed)
     obs = batch.reset()
     done = np.zeros(size, dtype=bool)
     winner = np.full(size, -1, dtype=np.int64)
@@ -148,7 +148,7 @@ def play_match(
     from scipy.stats import binomtest
     from tqdm import tqdm
 
-    check_num_players(envs.get_spec(game), num_players)
+    check_num_players(mg.get_spec(game), num_players)
     check_seed(seed)
     agent_names = list(agent_names)
     if len(agent_names) not in (2, num_players):

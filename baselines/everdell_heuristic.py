@@ -1,7 +1,8 @@
 """A rule-of-thumb Everdell player that sees only the observation vector and the action mask.
 
-It decodes the observation with the layout of ``encoders.everdell`` and reads the card, event
-and location tables (``envs.everdell.data``); nothing else. Everything is valued in points:
+It decodes the observation with the layout of ``meeple_gym.encoders.everdell`` and reads the
+card, event and location tables (``meeple_gym.everdell.data``); nothing else. Everything is
+valued in points:
 
 * a card's *worth* is its base points plus an estimate of what it will still bring: production
   for the productions left (EVD-F2, EVD-F4), Prosperity bonuses for the city it joins and
@@ -31,11 +32,11 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from baselines.kernel_agent import KernelAgent
-from encoders import everdell as E
-from envs.core.jit import kernel, parallel_kernel
-from envs.everdell import data as D
-from envs.everdell import rules as R
+from meeple_gym.baselines.kernel_agent import KernelAgent
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.encoders import everdell as E
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 NT = R.NT
 NE = R.NE

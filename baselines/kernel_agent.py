@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.threads import check_fork_safe
+from meeple_gym.core.threads import check_fork_safe
 
 
 def _writable(array, dtype) -> np.ndarray:

@@ -1,14 +1,15 @@
 """A rating ladder: a seeded round-robin between agents, rated with OpenSkill.
 
->>> from baselines.ladder import run_ladder
+>>> from meeple_gym.baselines.ladder import run_ladder
 >>> table = run_ladder("century", 2, ["random", "heuristic", "mypkg.agents:MyAgent"], 200)
 
-Every pair of agents plays ``games_per_pair`` games through ``baselines.evaluate.play_match``
-(seats rotated game by game; with more than two seats the first agent of the pair takes one
-seat and the second all the others). Each game then updates the two agents' ratings
-(Plackett-Luce, ``openskill``): the agent in the winning seat ranks first; a game with no
-single winner is a draw. Games are rated pair by pair in a fixed order, so the ladder depends
-only on the seed. The table is sorted by the conservative estimate ``mu - 3 sigma``.
+Every pair of agents plays ``games_per_pair`` games through
+``meeple_gym.baselines.evaluate.play_match`` (seats rotated game by game; with more than two
+seats the first agent of the pair takes one seat and the second all the others). Each game then
+updates the two agents' ratings (Plackett-Luce, ``openskill``): the agent in the winning seat
+ranks first; a game with no single winner is a draw. Games are rated pair by pair in a fixed
+order, so the ladder depends only on the seed. The table is sorted by the conservative estimate
+``mu - 3 sigma``.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from __future__ import annotations
 import sys
 from itertools import combinations
 
-from baselines.evaluate import make_agent, play_match
-from envs.core.errors import OptionError
-from envs.core.rng import py_derive_key
+from meeple_gym.baselines.evaluate import make_agent, play_match
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.rng import py_derive_key
 
 _PAIR_STREAM = 0x4C41  # RNG stream id of the per-pair match seeds
 

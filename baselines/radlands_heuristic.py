@@ -1,10 +1,10 @@
 """A rule-of-thumb Radlands player that sees only the observation vector and the action mask.
 
-It decodes the board with the layout of ``encoders.radlands`` and reads the card tables
-(``envs.radlands.data``) and the effect programs (``envs.radlands.effects``, as compiled in
-``envs.radlands.rules``); nothing else. Every card effect is scored by walking its program:
-a hit on an unprotected enemy camp is worth a lot (most when it destroys a camp, everything
-when it wins), killing people less, losses of its own cards count against.
+It decodes the board with the layout of ``meeple_gym.encoders.radlands`` and reads the card
+tables (``meeple_gym.radlands.data``) and the effect programs (``meeple_gym.radlands.effects``,
+as compiled in ``meeple_gym.radlands.rules``); nothing else. Every card effect is scored by
+walking its program: a hit on an unprotected enemy camp is worth a lot (most when it destroys a
+camp, everything when it wins), killing people less, losses of its own cards count against.
 
 Actions phase (RAD-T3): every legal action gets a score and the best one above zero is taken,
 else ``END_TURN``. Roughly in order of worth: damage at enemy camps (finishing damaged ones),
@@ -24,11 +24,11 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from baselines.kernel_agent import KernelAgent
-from encoders import radlands as E
-from envs.core.jit import kernel, parallel_kernel
-from envs.radlands import data as D
-from envs.radlands.rules import (
+from meeple_gym.baselines.kernel_agent import KernelAgent
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.encoders import radlands as E
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands.rules import (
     A_CHOOSE,
     A_DRAW,
     A_END_TURN,

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from envs import bench  # noqa: E402
+from meeple_gym import bench  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -23,10 +23,10 @@ import json
 import numpy as np
 from tqdm import tqdm
 
-from envs.core.rng import game_key
-from envs.core.sampling import random_legal
-from envs.endeavor import data as D
-from envs.endeavor import rules as R
+from meeple_gym.core.rng import game_key
+from meeple_gym.core.sampling import random_legal
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor import rules as R
 
 KINDS = (("city", D.N_CITIES, D.CITY_NAMES), ("empire", D.N_EMPIRE, D.EMPIRE_NAMES))
 KINDS += (("building", D.N_BUILDINGS, D.BUILDING_NAMES),)
@@ -51,8 +51,8 @@ def card_stats(
 ) -> dict:
     agent = None
     if policy == "heuristic":
-        from baselines.endeavor_heuristic import EndeavorHeuristicAgent
-        from encoders import endeavor as encoder
+        from meeple_gym.baselines.endeavor_heuristic import EndeavorHeuristicAgent
+        from meeple_gym.encoders import endeavor as encoder
 
         agent = EndeavorHeuristicAgent()
         obs = np.zeros(encoder.OBS_SIZE, np.float32)

@@ -56,8 +56,8 @@ gives a proven upper bound for every entry (see the notes there).
 import numpy as np
 from numba import prange
 
-from envs.century.data import MERCHANT_UPGRADES, POINT_COST, POINT_VALUE
-from envs.century.rules import (
+from meeple_gym.century.data import MERCHANT_UPGRADES, POINT_COST, POINT_VALUE
+from meeple_gym.century.rules import (
     CARAVAN_LIMIT,
     IN_HAND,
     MARKET_SIZE,
@@ -73,7 +73,7 @@ from envs.century.rules import (
     PLAYED,
     POINT_ROW_SIZE,
 )
-from envs.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import kernel, parallel_kernel
 
 N_PHASES = 6
 

@@ -35,7 +35,7 @@ offset     size   meaning (inside a player block)
 20         1      tokens on the player board (pool)
 21         1      force tokens lost for good (END-A4)
 22-26      5      goods: tea, coffee, spice, cocoa, sugar (clipped at ``GOODS_CAP``)
-27-33      7      ships per region (Europe … China, ``envs.endeavor.data.REGIONS`` order)
+27-33      7      ships per region (Europe … China, ``meeple_gym.endeavor.data.REGIONS`` order)
 34         1      cards on the player board (END-B1, at most 9)
 35-83      49     city cards on the board, one flag per city id
 84-103     20     buildings on the board, one flag per building id
@@ -84,8 +84,8 @@ the Governor. Slot ``k`` is the index of the ``A_SLOT`` / ``A_UPGRADE`` actions.
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.endeavor.rules import (
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.endeavor.rules import (
     B_MARKET,
     BLD_POINTS,
     BOARD,

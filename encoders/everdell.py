@@ -125,9 +125,9 @@ as the blocks here do, so the decider's observation lines up with its action ind
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.everdell import data as D
-from envs.everdell import rules as R
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 MAXP = R.MAXP
 NT = R.NT

@@ -70,7 +70,7 @@ offset     size   meaning
 1137-1142  6      draft, own offer slot k already kept
 1143-1244  102    draft, own camp kept for column 1..3 so far (34 each, keeping order)
 1245-1286  42     pending step: op one-hot (37 effect ops, then the internal ops play,
-                  use, destroy, damage, resolve event; ``envs.radlands.effects.OPS`` order)
+                  use, destroy, damage, resolve event; ``meeple_gym.radlands.effects.OPS`` order)
 1287-1371  85     pending step: program of the innermost card program running, one-hot
                   (``effects.compile_programs`` numbering; program 0 means none)
 1372-1377  6      pending step: step index in that program, one-hot
@@ -95,9 +95,9 @@ layout of ``envs/radlands/rules.py`` (see docs/radlands.md).
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.radlands.effects import MAX_STEPS, OP, TARGETS
-from envs.radlands.rules import (
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.radlands.effects import MAX_STEPS, OP, TARGETS
+from meeple_gym.radlands.rules import (
     CAMP,
     CODE,
     COLS,

@@ -1,13 +1,13 @@
 """meeple-gym: unofficial research environments for modern tabletop games.
 
->>> import envs
->>> envs.available_games()
+>>> import meeple_gym as mg
+>>> mg.available_games()
 ['century', 'endeavor', 'everdell', 'radlands']
->>> env = envs.make("century", num_players=3)          # PettingZoo AEC env
->>> batch = envs.make_batch("century", 1024, 3, seed=0) # Numba-backed batch
+>>> env = mg.make("century", num_players=3)          # PettingZoo AEC env
+>>> batch = mg.make_batch("century", 1024, 3, seed=0) # Numba-backed batch
 """
 
-from envs.core.errors import (
+from meeple_gym.core.errors import (
     ActionError,
     GameOverError,
     IllegalActionError,
@@ -17,8 +17,8 @@ from envs.core.errors import (
     SnapshotError,
     UnknownGameError,
 )
-from envs.core.gym_env import SingleAgentEnv, register_envs
-from envs.core.registry import available_games, get_spec, make, make_batch
+from meeple_gym.core.gym_env import SingleAgentEnv, register_envs
+from meeple_gym.core.registry import available_games, get_spec, make, make_batch
 
 register_envs()  # gymnasium.make("meeple_gym/Century-v0", ...) works after this import
 

@@ -4,7 +4,7 @@
 
 - ``batched_step``: uniform-random self-play through ``BatchEnv.step`` (mask check,
   kernels, auto-reset and observation encoding included) with actions from
-  ``envs.core.sampling.random_legal_actions``, for batch sizes 1, 4, 16, … and 1 or 2 threads.
+  ``meeple_gym.core.sampling.random_legal_actions``, for batch sizes 1, 4, 16, … and 1 or 2 threads.
 - ``kernel_step``: the same through the game's ``step_batch`` kernel alone (no action check,
   no observation encoding), to show what the rules cost.
 - ``rollout``: complete uniform-random games played entirely inside the Numba kernel
@@ -34,8 +34,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-import envs
-from envs.core.sampling import policy_words, random_legal_actions
+import meeple_gym as mg
+from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 # Per game: the figures its issue asks for (a missing key has no target).
 TARGETS = {
@@ -52,11 +52,20 @@ TARGETS = {
 # game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
 # players). The class has legal_actions(), step(action) and is_over.
 REFERENCES = {
-    "century": ("envs.century.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
-    "radlands": ("envs.radlands.reference:ReferenceGame", lambda cls, n, seed, i: cls(seed, 0, i)),
-    "endeavor": ("envs.endeavor.reference:ReferenceGame", lambda cls, n, seed, i: cls(n, seed, i)),
+    "century": (
+        "meeple_gym.century.reference:ReferenceGame",
+        lambda cls, n, seed, i: cls(n, seed, i),
+    ),
+    "radlands": (
+        "meeple_gym.radlands.reference:ReferenceGame",
+        lambda cls, n, seed, i: cls(seed, 0, i),
+    ),
+    "endeavor": (
+        "meeple_gym.endeavor.reference:ReferenceGame",
+        lambda cls, n, seed, i: cls(n, seed, i),
+    ),
     "everdell": (
-        "envs.everdell.reference:ReferenceGame",
+        "meeple_gym.everdell.reference:ReferenceGame",
         lambda cls, n, seed, i: cls(seed, n, 0, i),
     ),
 }
@@ -153,7 +162,7 @@ def batched_step(
     """
 
     def make_step(size):
-        batch = envs.make_batch(game, size, num_players, seed, copy=False)
+        batch = mg.make_batch(game, size, num_players, seed, copy=False)
         batch.reset()
         words = policy_words(seed, size)
         actions = np.empty(size, dtype=np.int64)
@@ -178,7 +187,7 @@ def kernel_step(
 ) -> dict:
     """The same self-play through the game's ``step_batch`` kernel alone: no action check and
     no observation encoding. Shows how much of ``batched_step`` the rules themselves take."""
-    spec = envs.get_spec(game)
+    spec = mg.get_spec(game)
     seed64 = np.uint64(seed)
     options = spec.options_code(spec.options, num_players)
 
@@ -221,11 +230,11 @@ def kernel_step(
 
 def rollout(game: str, player_counts=None, threads=(1, 2), seconds: float = 1.0, seed: int = 0):
     """Complete random games per second inside the kernel, per player count and threads."""
-    spec = envs.get_spec(game)
+    spec = mg.get_spec(game)
     counts = list(player_counts or spec.player_counts())
     runs = []
     for n in counts:
-        batch = envs.make_batch(game, 1, n, seed)
+        batch = mg.make_batch(game, 1, n, seed)
         batch.random_rollout(8)  # compile or load from cache outside the timing
         for t in thread_counts(threads):
             # Calibrate on a short run, then size the timed run to about ``seconds``.
@@ -258,18 +267,18 @@ _STARTUP_SCRIPT = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
-import envs
+import meeple_gym as mg
 game, n, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 out = {"import": time.perf_counter() - t0}
 if mode in ("batch", "all"):
     t = time.perf_counter()
-    b = envs.make_batch(game, 4, n, seed=0)
+    b = mg.make_batch(game, 4, n, seed=0)
     b.reset()
     b.step(b.legal_mask.argmax(axis=1))
     out["batch_make_reset_step"] = time.perf_counter() - t
 if mode in ("aec", "all"):
     t = time.perf_counter()
-    e = envs.make(game, n)
+    e = mg.make(game, n)
     e.reset(seed=0)
     obs = e.last()[0]
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -284,9 +293,8 @@ print(json.dumps(out))
 
 
 def _run_fresh(game: str, num_players: int, mode: str, cache_dir: str) -> dict:
-    root = str(Path(envs.__file__).resolve().parent.parent)
+    # The child imports the installed meeple_gym (editable or not), like a user's first start.
     env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=cache_dir)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _STARTUP_SCRIPT, game, str(num_players), mode],
@@ -341,7 +349,7 @@ def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> d
     """Steps/s through the PettingZoo API, playing whole games until ``seconds`` pass."""
     runs = []
     for n in player_counts:
-        env = envs.make(game, n)
+        env = mg.make(game, n)
         uniform = _Uniform(seed)
         env.reset(seed=seed)
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # warm-up outside timing
@@ -411,7 +419,7 @@ def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0
 
 
 def _targets(result: dict, game: str) -> list[dict]:
-    spec = envs.get_spec(game)
+    spec = mg.get_spec(game)
     big = [r for r in result["rollout"]["runs"] if r["num_players"] == spec.max_players]
     aec_runs = result["aec"]["runs"]
     measured = {
@@ -440,7 +448,7 @@ def run_all(
     log=None,
 ) -> dict:
     """Every measurement for ``game``; ``log(msg)`` (e.g. ``print`` to stderr) reports progress."""
-    spec = envs.get_spec(game)
+    spec = mg.get_spec(game)
     log = log or (lambda msg: None)
     sizes = [b for b in BATCH_SIZES if not quick or b <= QUICK_MAX_BATCH]
     scale = 0.3 if quick else 1.0
@@ -540,7 +548,7 @@ def plot(result: dict, path) -> Path:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise envs.OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
+        raise mg.OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
     path = Path(path)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for key, style, label in (

@@ -33,13 +33,13 @@ def _positive_int(text: str) -> int:
 
 
 def cmd_warmup(args) -> int:
-    import envs
-    from envs.core import jit
-    from envs.core.warmup import warm
+    import meeple_gym as mg
+    from meeple_gym.core import jit
+    from meeple_gym.core.warmup import warm
 
-    games = args.game or envs.available_games()
+    games = args.game or mg.available_games()
     for game in games:
-        envs.get_spec(game)  # fail fast on an unknown game
+        mg.get_spec(game)  # fail fast on an unknown game
     start = time.perf_counter()
     seconds = warm(games, workers=args.workers, progress=not args.json)
     result = {
@@ -59,18 +59,18 @@ def cmd_warmup(args) -> int:
 
 
 def cmd_arena(args) -> int:
-    import envs
-    from baselines.evaluate import play_match
-    from envs.core.warmup import ensure_warm
+    import meeple_gym as mg
+    from meeple_gym.baselines.evaluate import play_match
+    from meeple_gym.core.warmup import ensure_warm
 
     rows = []
-    ensure_warm(envs.available_games(), parts=("batch", "rollout"))
-    for game in envs.available_games():
+    ensure_warm(mg.available_games(), parts=("batch", "rollout"))
+    for game in mg.available_games():
         players = 2
         match = play_match(
             game, players, ["heuristic", "random"], args.games, args.seed, progress=not args.json
         )
-        batch = envs.make_batch(game, 1, players, seed=args.seed)
+        batch = mg.make_batch(game, 1, players, seed=args.seed)
         batch.random_rollout(8)  # compile or load the kernel outside the timing
         start = time.perf_counter()
         out = batch.random_rollout(args.rollout_games)
@@ -106,11 +106,11 @@ def cmd_arena(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    import envs
-    from baselines.evaluate import play_match
-    from envs.core.warmup import ensure_warm
+    import meeple_gym as mg
+    from meeple_gym.baselines.evaluate import play_match
+    from meeple_gym.core.warmup import ensure_warm
 
-    envs.get_spec(args.game)  # fail fast on an unknown game
+    mg.get_spec(args.game)  # fail fast on an unknown game
     ensure_warm([args.game], parts=("batch",))
     result = play_match(
         args.game, args.players, args.agents, args.games, args.seed, progress=not args.json
@@ -134,11 +134,11 @@ def cmd_eval(args) -> int:
 
 
 def cmd_ladder(args) -> int:
-    import envs
-    from baselines.ladder import format_ladder, plot_ladder, run_ladder
-    from envs.core.warmup import ensure_warm
+    import meeple_gym as mg
+    from meeple_gym.baselines.ladder import format_ladder, plot_ladder, run_ladder
+    from meeple_gym.core.warmup import ensure_warm
 
-    envs.get_spec(args.game)  # fail fast on an unknown game
+    mg.get_spec(args.game)  # fail fast on an unknown game
     ensure_warm([args.game], parts=("batch",))
     result = run_ladder(
         args.game,
@@ -158,11 +158,11 @@ def cmd_ladder(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    import envs
-    from envs import bench
-    from envs.core.warmup import ensure_warm
+    import meeple_gym as mg
+    from meeple_gym import bench
+    from meeple_gym.core.warmup import ensure_warm
 
-    envs.get_spec(args.game)  # fail fast on an unknown game
+    mg.get_spec(args.game)  # fail fast on an unknown game
     ensure_warm([args.game])
 
     def log(msg):
@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from envs.core.errors import MeepleError
+    from meeple_gym.core.errors import MeepleError
 
     args = build_parser().parse_args(argv)
     try:

@@ -12,9 +12,9 @@ rounding method, not the field.
 
 import numpy as np
 
-from envs.core.rng import game_key
-from envs.endeavor import data as D
-from envs.endeavor import rules as R
+from meeple_gym.core.rng import game_key
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor import rules as R
 
 CITY = D.CITY_ID
 EMPIRE = D.EMPIRE_ID

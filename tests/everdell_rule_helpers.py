@@ -32,9 +32,9 @@ from everdell_scenarios import (  # noqa: F401
     worker,
 )
 
-from envs.core.rng import PyRng, game_key
-from envs.everdell import data as D
-from envs.everdell import rules as R
+from meeple_gym.core.rng import PyRng, game_key
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 CARD = D.CARD_ID
 EVENT = D.EVENT_ID

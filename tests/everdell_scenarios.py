@@ -15,9 +15,9 @@ mask after builders have edited the record.
 
 import numpy as np
 
-from envs.core.rng import game_key
-from envs.everdell import data as D
-from envs.everdell import rules as R
+from meeple_gym.core.rng import game_key
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 CARD = D.CARD_ID
 LOC = D.LOCATION_ID

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-import envs
+import meeple_gym as mg
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 CASES = [
@@ -29,7 +29,7 @@ CASES = [
 
 
 def record(game, num_players, seed):
-    env = envs.make(game, num_players=num_players).unwrapped
+    env = mg.make(game, num_players=num_players).unwrapped
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     steps = []

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from envs.core.errors import (
+import meeple_gym as mg
+from meeple_gym.core.errors import (
     ActionError,
     GameOverError,
     IllegalActionError,
@@ -64,25 +64,25 @@ def _play_random(env, seed, max_steps=100_000):
 
 
 def test_available_games_lists_every_game():
-    assert set(GAMES) <= set(envs.available_games())
-    assert envs.available_games() == sorted(envs.available_games())
+    assert set(GAMES) <= set(mg.available_games())
+    assert mg.available_games() == sorted(mg.available_games())
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_pettingzoo_api_test(case):
     game, num_players = case
-    api_test(envs.make(game, num_players=num_players), num_cycles=2000)
+    api_test(mg.make(game, num_players=num_players), num_cycles=2000)
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_pettingzoo_seed_test(case):
     game, num_players = case
-    seed_test(functools.partial(envs.make, game, num_players=num_players), num_cycles=500)
+    seed_test(functools.partial(mg.make, game, num_players=num_players), num_cycles=500)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_spaces_are_cached_and_shared_shape(game):
-    env = envs.make(game, num_players=MIN_PLAYERS[game])
+    env = mg.make(game, num_players=MIN_PLAYERS[game])
     for agent in env.possible_agents:
         assert env.observation_space(agent) is env.observation_space(agent)
         assert env.action_space(agent) is env.action_space(agent)
@@ -94,7 +94,7 @@ def test_spaces_are_cached_and_shared_shape(game):
 @pytest.mark.parametrize("case", BIG_CASES, ids=_case_id)
 def test_rewards_are_zero_sum_and_only_at_the_end(case):
     game, num_players = case
-    env = envs.make(game, num_players=num_players)
+    env = mg.make(game, num_players=num_players)
     trace = _play_random(env, seed=11)
     rewards = {}
     for agent, action, reward in trace:
@@ -117,7 +117,7 @@ def test_rewards_are_zero_sum_and_only_at_the_end(case):
 @pytest.mark.parametrize("game", GAMES)
 def test_same_seed_same_game_and_reset_without_seed_moves_on(game):
     n = MIN_PLAYERS[game]
-    a, b = envs.make(game, num_players=n), envs.make(game, num_players=n)
+    a, b = mg.make(game, num_players=n), mg.make(game, num_players=n)
     assert _play_random(a, seed=5) == _play_random(b, seed=5)
     a.reset(seed=5)
     first = a.unwrapped.to_dict()
@@ -127,7 +127,7 @@ def test_same_seed_same_game_and_reset_without_seed_moves_on(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_action_to_string_and_render(game):
-    env = envs.make(game, num_players=2, render_mode="ansi")
+    env = mg.make(game, num_players=2, render_mode="ansi")
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     names = [env.unwrapped.action_to_string(a) for a in np.flatnonzero(obs["action_mask"])]
@@ -140,7 +140,7 @@ def test_action_to_string_and_render(game):
 @pytest.mark.parametrize("case", MID_CASES, ids=_case_id)
 def test_snapshot_round_trip_through_env_and_clone(case):
     game, num_players = case
-    env = envs.make(game, num_players=num_players)
+    env = mg.make(game, num_players=num_players)
     env.reset(seed=9)
     rng = np.random.default_rng(0)
     for _ in range(40):
@@ -149,7 +149,7 @@ def test_snapshot_round_trip_through_env_and_clone(case):
             break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     snap = json.loads(json.dumps(env.unwrapped.to_dict()))
-    twin = envs.make(game, num_players=num_players)
+    twin = mg.make(game, num_players=num_players)
     twin.reset(seed=1)
     twin.unwrapped.from_dict(snap)
     assert twin.unwrapped.state_array.tobytes() == env.unwrapped.state_array.tobytes()
@@ -179,52 +179,52 @@ def _continue(raw, seed):
 
 def test_unknown_game():
     with pytest.raises(UnknownGameError, match="chess"):
-        envs.make("chess")
+        mg.make("chess")
     with pytest.raises(UnknownGameError, match="chess"):
-        envs.make_batch("chess", 4)
+        mg.make_batch("chess", 4)
 
 
 @pytest.mark.parametrize("case", [(g, bad) for g in GAMES for bad in BAD_PLAYER_COUNTS[g]], ids=str)
 def test_bad_player_count(case):
     game, bad = case
     with pytest.raises(PlayerCountError, match=game):
-        envs.make(game, num_players=bad)
+        mg.make(game, num_players=bad)
     with pytest.raises(PlayerCountError):
-        envs.make_batch(game, 4, num_players=bad)
+        mg.make_batch(game, 4, num_players=bad)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_bad_option_and_render_mode(game):
     with pytest.raises(OptionError, match="speed"):
-        envs.make(game, num_players=2, speed=3)
+        mg.make(game, num_players=2, speed=3)
     with pytest.raises(OptionError, match="render_mode"):
-        envs.make(game, num_players=2, render_mode="human")
+        mg.make(game, num_players=2, render_mode="human")
     with pytest.raises(OptionError, match="batch_size"):
-        envs.make_batch(game, 0, 2)
+        mg.make_batch(game, 0, 2)
     with pytest.raises(OptionError, match="seed"):
-        envs.make_batch(game, 2, 2, seed=-1)
+        mg.make_batch(game, 2, 2, seed=-1)
 
 
 def test_bad_option_values_name_the_option():
     with pytest.raises(OptionError, match="raiders_slot"):
-        envs.make("radlands", raiders_slot=1)
+        mg.make("radlands", raiders_slot=1)
     with pytest.raises(OptionError, match="vera_vosh"):
-        envs.make_batch("radlands", 2, 2, vera_vosh="sometimes")
+        mg.make_batch("radlands", 2, 2, vera_vosh="sometimes")
     with pytest.raises(OptionError, match="cult_of_chrome"):
-        envs.make("radlands", cult_of_chrome=True)
+        mg.make("radlands", cult_of_chrome=True)
     with pytest.raises(OptionError, match="rugwort_year"):
-        envs.make("everdell", num_players=1, rugwort_year=4)
+        mg.make("everdell", num_players=1, rugwort_year=4)
     with pytest.raises(OptionError, match="rugwort_year"):
-        envs.make("everdell", num_players=1, rugwort_year=True)
+        mg.make("everdell", num_players=1, rugwort_year=True)
     with pytest.raises(OptionError, match="fool_bonuses"):
-        envs.make_batch("everdell", 2, 2, fool_bonuses="yes")
+        mg.make_batch("everdell", 2, 2, fool_bonuses="yes")
     with pytest.raises(OptionError, match="raiders_slot"):
-        envs.make("endeavor", num_players=2, raiders_slot=3)  # Endeavor has no options
+        mg.make("endeavor", num_players=2, raiders_slot=3)  # Endeavor has no options
 
 
 def test_everdell_options_change_the_game():
     """The options reach the kernel: Rugwort's year is in the state, fool_bonuses too."""
-    env = envs.make("everdell", num_players=1, rugwort_year=3, fool_bonuses=True)
+    env = mg.make("everdell", num_players=1, rugwort_year=3, fool_bonuses=True)
     env.reset(seed=0)
     state = env.unwrapped.state_array[0]
     assert state["rug_year"] == 3 and state["opt_fool_bonuses"] == 1
@@ -232,7 +232,7 @@ def test_everdell_options_change_the_game():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_bad_actions_leave_state_untouched(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     env.reset(seed=2)
     before = env.unwrapped.state_array.tobytes()
     mask = env.observe(env.agent_selection)["action_mask"]
@@ -254,7 +254,7 @@ def test_bad_actions_leave_state_untouched(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_step_after_the_end(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     _play_random(env, seed=4)
     assert env.agents == []
     with pytest.raises(GameOverError):
@@ -263,7 +263,7 @@ def test_step_after_the_end(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_step_after_the_end_with_an_action_while_agents_remain(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(1)
     while not env.terminations[env.agent_selection]:
@@ -277,7 +277,7 @@ def test_step_after_the_end_with_an_action_while_agents_remain(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_malformed_snapshots(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     env.reset(seed=0)
     good = env.unwrapped.to_dict()
     before = env.unwrapped.state_array.tobytes()
@@ -289,7 +289,7 @@ def test_malformed_snapshots(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_batch_bad_actions_leave_state_untouched(game):
-    batch = envs.make_batch(game, 8, 2, seed=1)
+    batch = mg.make_batch(game, 8, 2, seed=1)
     batch.reset()
     before = batch.states.tobytes()
     legal = batch.legal_mask.argmax(axis=1)
@@ -308,7 +308,7 @@ def test_batch_bad_actions_leave_state_untouched(game):
 
 
 def test_batch_step_before_reset():
-    batch = envs.make_batch("century", 2, 2)
+    batch = mg.make_batch("century", 2, 2)
     with pytest.raises(ActionError, match="reset"):
         batch.step(np.zeros(2, np.int64))
 
@@ -321,7 +321,7 @@ def _first_games(game, batch_size, num_players, seed, threads, slots=7):
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        batch = envs.make_batch(game, batch_size, num_players, seed=seed)
+        batch = mg.make_batch(game, batch_size, num_players, seed=seed)
         batch.reset()
         watched = min(slots, batch_size)
         done = {}
@@ -359,9 +359,9 @@ def test_batch_games_do_not_depend_on_batch_size_or_threads(case):
 
 
 def test_batch_auto_reset_and_rewards():
-    batch = envs.make_batch("century", 64, 2, seed=3)
+    batch = mg.make_batch("century", 64, 2, seed=3)
     obs = batch.reset()
-    assert obs.shape == (64, envs.get_spec("century").obs_size)
+    assert obs.shape == (64, mg.get_spec("century").obs_size)
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(3000):
@@ -379,14 +379,14 @@ def test_batch_auto_reset_and_rewards():
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_random_rollout_depends_only_on_seed(case):
     game, num_players = case
-    spec = envs.get_spec(game)
-    from envs.core.batch import random_rollout
+    spec = mg.get_spec(game)
+    from meeple_gym.core.batch import random_rollout
 
     many = random_rollout(spec, 200, num_players, 8, threads=2)
     few = random_rollout(spec, 13, num_players, 8, threads=1)
     for key in ("length", "scores", "winner", "truncated"):
         assert np.array_equal(many[key][:13], few[key])
-    batch = envs.make_batch(game, 3, num_players, seed=8)
+    batch = mg.make_batch(game, 3, num_players, seed=8)
     via_batch = batch.random_rollout(13)
     assert np.array_equal(via_batch["scores"], few["scores"])
     other = random_rollout(spec, 13, num_players, 9)
@@ -395,7 +395,7 @@ def test_random_rollout_depends_only_on_seed(case):
 
 @pytest.mark.parametrize("case", BIG_CASES, ids=_case_id)
 def test_batch_state_copy_and_bytes_round_trip(case):
-    batch = envs.make_batch(case[0], 16, case[1], seed=2)
+    batch = mg.make_batch(case[0], 16, case[1], seed=2)
     batch.reset()
     saved = batch.states.tobytes()
     clone = batch.states.copy()

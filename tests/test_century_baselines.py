@@ -7,9 +7,8 @@ and the encoder, independent of the PettingZoo env.
 import numpy as np
 import pytest
 
-from baselines import CenturyHeuristicAgent, RandomAgent
-from encoders.century import OBS_SIZE, encode_batch, encode_into
-from envs.century.rules import (
+from meeple_gym.baselines import CenturyHeuristicAgent, RandomAgent
+from meeple_gym.century.rules import (
     NUM_ACTIONS,
     PHASE_OVER,
     STATE_DTYPE,
@@ -17,7 +16,8 @@ from envs.century.rules import (
     init_game,
     legal_mask_into,
 )
-from envs.core.rng import game_key
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders.century import OBS_SIZE, encode_batch, encode_into
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 

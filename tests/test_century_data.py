@@ -11,7 +11,7 @@ import collections
 import numpy as np
 import pytest
 
-from envs.century.data import (
+from meeple_gym.century.data import (
     COLOURS,
     DECK_TYPES,
     KIND_SPICE,
@@ -30,7 +30,7 @@ from envs.century.data import (
     STARTING_SPICE_TYPE,
     STARTING_UPGRADE_TYPE,
 )
-from envs.century.rules import CARAVAN_LIMIT, MAX_TRADE_REPEATS
+from meeple_gym.century.rules import CARAVAN_LIMIT, MAX_TRADE_REPEATS
 
 LETTERS = "YRGB"
 CUBE_VALUE = np.array([1, 2, 3, 4])  # yellow < red < green < brown (CSR-S5)

@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from encoders import century as enc
-from envs.century.data import MERCHANT_NAMES, POINT_COST, POINT_VALUE, STARTING_UPGRADE_TYPE
-from envs.century.rules import (
+from meeple_gym.century.data import MERCHANT_NAMES, POINT_COST, POINT_VALUE, STARTING_UPGRADE_TYPE
+from meeple_gym.century.rules import (
     A_ACQUIRE,
     A_PLAY,
     MARKET_SIZE,
@@ -23,7 +22,8 @@ from envs.century.rules import (
     init_game,
     legal_mask_into,
 )
-from envs.core.rng import game_key
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders import century as enc
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 

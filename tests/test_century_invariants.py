@@ -6,9 +6,9 @@ The default run is small; ``pytest -m slow`` plays the large count.
 import numpy as np
 import pytest
 
-from envs.century import rules as R
-from envs.century.data import DECK_TYPES, MERCHANT_IN, MERCHANT_OUT, POINT_COST, POINT_VALUE
-from envs.core.rng import game_key
+from meeple_gym.century import rules as R
+from meeple_gym.century.data import DECK_TYPES, MERCHANT_IN, MERCHANT_OUT, POINT_COST, POINT_VALUE
+from meeple_gym.core.rng import game_key
 
 
 def _new_game(num_players, seed):

@@ -10,10 +10,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.century import rules as R
-from envs.century.snapshot import from_dict, to_dict
-from envs.core.rng import game_key
+import meeple_gym as mg
+from meeple_gym.century import rules as R
+from meeple_gym.century.snapshot import from_dict, to_dict
+from meeple_gym.core.rng import game_key
 
 SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
 
@@ -53,12 +53,12 @@ def test_any_line_of_play_keeps_the_state_sound(seed, num_players, picks):
 @settings(max_examples=25, deadline=None)
 @given(seed=SEEDS, num_players=st.integers(2, 5))
 def test_the_same_seed_deals_the_same_game(seed, num_players):
-    a = envs.make("century", num_players=num_players).unwrapped
-    b = envs.make("century", num_players=num_players).unwrapped
+    a = mg.make("century", num_players=num_players).unwrapped
+    b = mg.make("century", num_players=num_players).unwrapped
     a.reset(seed=seed)
     b.reset(seed=seed)
     assert a.state_array.tobytes() == b.state_array.tobytes()
     # a neighbouring seed shuffles the market deck differently
-    c = envs.make("century", num_players=num_players).unwrapped
+    c = mg.make("century", num_players=num_players).unwrapped
     c.reset(seed=(seed + 1) % 2**64)
     assert c.state_array["merchant_deck"].tobytes() != a.state_array["merchant_deck"].tobytes()

@@ -15,10 +15,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.century import rules
-from envs.century.data import MERCHANT_NAMES, POINT_COST
-from envs.century.reference import ReferenceGame
-from envs.century.rules import (
+from meeple_gym.century import rules
+from meeple_gym.century.data import MERCHANT_NAMES, POINT_COST
+from meeple_gym.century.reference import ReferenceGame
+from meeple_gym.century.rules import (
     A_ACQUIRE,
     A_CLAIM,
     A_PLAY,
@@ -40,7 +40,7 @@ from envs.century.rules import (
     STATE_DTYPE,
     STEP_CAP,
 )
-from envs.core.rng import STREAM_POLICY, PyRng, game_key, py_derive_key
+from meeple_gym.core.rng import STREAM_POLICY, PyRng, game_key, py_derive_key
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 SEED = 20240611

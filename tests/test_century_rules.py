@@ -9,7 +9,7 @@ kernels). Expected values come from the rules and the printed cards, not from ru
 import numpy as np
 import pytest
 
-from envs.century.data import (
+from meeple_gym.century.data import (
     DECK_TYPES,
     KIND_SPICE,
     MERCHANT_KIND,
@@ -17,7 +17,7 @@ from envs.century.data import (
     POINT_COST,
     POINT_NAMES,
 )
-from envs.century.rules import (
+from meeple_gym.century.rules import (
     A_ACQUIRE,
     A_CLAIM,
     A_PLACE,
@@ -48,7 +48,7 @@ from envs.century.rules import (
     legal_mask_into,
     rewards_into,
 )
-from envs.core.rng import derive_key
+from meeple_gym.core.rng import derive_key
 
 Y, R, G, B = range(4)
 PLUS_YY = MERCHANT_NAMES.index("+YY")

@@ -6,16 +6,16 @@ import json
 import numpy as np
 import pytest
 
-from envs.century import rules as R
-from envs.century.data import (
+from meeple_gym.century import rules as R
+from meeple_gym.century.data import (
     COLOURS,
     MERCHANT_NAMES,
     POINT_NAMES,
     POINT_VALUE,
 )
-from envs.century.snapshot import action_to_string, from_dict, render, to_dict
-from envs.core.errors import ActionError, SnapshotError
-from envs.core.rng import game_key
+from meeple_gym.century.snapshot import action_to_string, from_dict, render, to_dict
+from meeple_gym.core.errors import ActionError, SnapshotError
+from meeple_gym.core.rng import game_key
 
 
 def _new_game(num_players, seed):

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from baselines.evaluate import seat_table
-from envs.cli import main
-from envs.core.sampling import policy_words, random_legal_actions
+import meeple_gym as mg
+from meeple_gym.baselines.evaluate import seat_table
+from meeple_gym.cli import main
+from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,7 +93,7 @@ def test_eval_text_output(capsys):
 
 def test_arena_json_has_one_row_per_game(capsys):
     rows = run_json(capsys, ["arena", "--games", "8", "--rollout-games", "40", "--json"])
-    assert [r["game"] for r in rows] == envs.available_games()
+    assert [r["game"] for r in rows] == mg.available_games()
     for r in rows:
         assert r["players"] == 2
         assert 0.0 <= r["ci_low"] <= r["heuristic_win_rate"] <= r["ci_high"] <= 1.0
@@ -105,7 +105,7 @@ def test_arena_json_has_one_row_per_game(capsys):
 def test_arena_table(capsys):
     assert main(["arena", "--games", "4", "--rollout-games", "20"]) == 0
     out = capsys.readouterr().out
-    for game in envs.available_games():
+    for game in mg.available_games():
         assert game in out
     assert "steps/s" in out and "games/s" in out
 
@@ -129,7 +129,7 @@ def test_bench_quick_json_keys(capsys, tmp_path):
         "targets",
     ):
         assert key in result
-    assert result["state_bytes_per_game"] == envs.get_spec("century").state_dtype.itemsize
+    assert result["state_bytes_per_game"] == mg.get_spec("century").state_dtype.itemsize
     assert result["quick"] is True
     sizes = {r["batch_size"] for r in result["batched_step"]["runs"]}
     assert 1 in sizes and max(sizes) < 65536  # --quick skips the largest batches
@@ -166,7 +166,7 @@ def test_errors_exit_2_with_message(capsys, argv, fragment):
 
 def test_usage_error_exit_code_from_a_real_process():
     proc = subprocess.run(
-        [sys.executable, "-m", "envs.cli", "eval", "--game", "nope", "--games", "1"],
+        [sys.executable, "-m", "meeple_gym.cli", "eval", "--game", "nope", "--games", "1"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -225,7 +225,7 @@ def test_seat_rotation_is_balanced(num_players, num_agents):
 def test_warmup_compiles_in_workers_and_marks_the_game_warm(capsys, tmp_path, monkeypatch):
     # An empty cache root of its own: the game starts cold, so the marker must appear.
     monkeypatch.setenv("MEEPLE_GYM_CACHE_DIR", str(tmp_path))
-    from envs.core import warmup
+    from meeple_gym.core import warmup
 
     assert not warmup.is_warm("century")
     result = run_json(capsys, ["warmup", "--game", "century", "--workers", "2", "--json"])

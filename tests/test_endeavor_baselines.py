@@ -30,11 +30,11 @@ from endeavor_helpers import (
     set_ships,
 )
 
-from baselines.endeavor_heuristic import EndeavorHeuristicAgent
-from baselines.random_agent import RandomAgent
-from encoders.endeavor import OBS_SIZE, encode_batch, encode_into
-from envs.core.rng import game_key
-from envs.endeavor import rules as R
+from meeple_gym.baselines.endeavor_heuristic import EndeavorHeuristicAgent
+from meeple_gym.baselines.random_agent import RandomAgent
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders.endeavor import OBS_SIZE, encode_batch, encode_into
+from meeple_gym.endeavor import rules as R
 
 HEURISTIC = EndeavorHeuristicAgent()
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from envs.endeavor import data as d
+from meeple_gym.endeavor import data as d
 
 # key: (travel cost END-R1, open at start END-R2, previous on its chain END-R3, slots END-R4)
 REGIONS = {

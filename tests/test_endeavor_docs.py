@@ -4,7 +4,7 @@ its balance figures are the ones benchmarks/endeavor_card_stats.py measured on t
 import sys
 from pathlib import Path
 
-from envs.endeavor import data as D
+from meeple_gym.endeavor import data as D
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs" / "tools"))

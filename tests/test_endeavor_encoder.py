@@ -10,10 +10,10 @@ visibility tests change public things and require it to change.
 import numpy as np
 import pytest
 
-from encoders import endeavor as enc
-from envs.core.rng import game_key
-from envs.endeavor import data as D
-from envs.endeavor.rules import (
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders import endeavor as enc
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor.rules import (
     A_ROLE,
     A_TOKENS,
     MAXP,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from endeavor_helpers import card_counts, extra_tokens_on_board, new_game
 
-from envs.endeavor import rules as R
+from meeple_gym.endeavor import rules as R
 
 TOKENS = {2: 15, 3: 18, 4: 15}  # END-S1
 

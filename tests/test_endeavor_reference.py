@@ -27,11 +27,18 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.core.rng import game_key
-from envs.endeavor import data as D
-from envs.endeavor import rules
-from envs.endeavor.reference import BUILDING, CITY, EMPIRE, N_SLOTS, SLOT_REGION, ReferenceGame
-from envs.endeavor.rules import NUM_ACTIONS, PH_OVER, PH_ROLE, STATE_DTYPE, SUB_MAIN
+from meeple_gym.core.rng import game_key
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor import rules
+from meeple_gym.endeavor.reference import (
+    BUILDING,
+    CITY,
+    EMPIRE,
+    N_SLOTS,
+    SLOT_REGION,
+    ReferenceGame,
+)
+from meeple_gym.endeavor.rules import NUM_ACTIONS, PH_OVER, PH_ROLE, STATE_DTYPE, SUB_MAIN
 
 SEED = 20250412
 KIND_NAME = {rules.K_CITY: CITY, rules.K_BUILDING: BUILDING, rules.K_EMPIRE: EMPIRE}

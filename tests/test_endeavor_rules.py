@@ -56,8 +56,8 @@ from endeavor_helpers import (
     upgrade,
 )
 
-from envs.endeavor import data as D
-from envs.endeavor import rules as R
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor import rules as R
 
 # ---- facts restated from the rules checklist and the card tables ------------------------------
 

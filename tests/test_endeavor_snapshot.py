@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from envs.core.errors import ActionError, SnapshotError
-from envs.core.rng import game_key
-from envs.endeavor import data as D
-from envs.endeavor import rules as R
-from envs.endeavor.snapshot import (
+from meeple_gym.core.errors import ActionError, SnapshotError
+from meeple_gym.core.rng import game_key
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor import rules as R
+from meeple_gym.endeavor.snapshot import (
     PHASES,
     SUB_STEPS,
     _merchant_goods_left,
@@ -260,11 +260,11 @@ def test_a_chosen_role_missing_from_the_hand_is_refused_while_others_plan(positi
 def test_an_illegal_role_pick_is_refused_and_changes_nothing(positions):
     """Issue 10.7 (END-O1): a role not in hand is never legal in plan_role, in the kernel's mask
     and in a loaded position; the AEC env refuses it and the game stays exactly as it was."""
-    import envs
-    from envs.core.errors import IllegalActionError
+    import meeple_gym as mg
+    from meeple_gym.core.errors import IllegalActionError
 
     states = _planning_after_a_pick(positions)
-    env = envs.make("endeavor", num_players=3).unwrapped
+    env = mg.make("endeavor", num_players=3).unwrapped
     env.reset(seed=0)
     env.from_dict(to_dict(states, 0))
     p = int(states[0]["current_player"])

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-import envs
-from envs.core.errors import OptionError, PlayerCountError
+import meeple_gym as mg
+from meeple_gym.core.errors import OptionError, PlayerCountError
 
 
-@pytest.mark.parametrize("game", envs.available_games())
+@pytest.mark.parametrize("game", mg.available_games())
 def test_env_module_builds_a_working_env(game):
-    module = importlib.import_module(f"envs.{game}.env")
+    module = importlib.import_module(f"meeple_gym.{game}.env")
     env = module.env()
     assert isinstance(env.unwrapped, module.raw_env)
     assert env.metadata["name"] == f"meeple_{game}_v0"
@@ -23,9 +23,9 @@ def test_env_module_builds_a_working_env(game):
     env.step(int(np.flatnonzero(mask)[0]))
 
 
-@pytest.mark.parametrize("game", envs.available_games())
+@pytest.mark.parametrize("game", mg.available_games())
 def test_env_module_checks_its_arguments(game):
-    module = importlib.import_module(f"envs.{game}.env")
+    module = importlib.import_module(f"meeple_gym.{game}.env")
     with pytest.raises(PlayerCountError):
         module.raw_env(num_players=9)
     with pytest.raises(OptionError):

@@ -9,12 +9,12 @@ legal actions for the edited position.
 import numpy as np
 import pytest
 
-from baselines.everdell_heuristic import EverdellHeuristicAgent
-from baselines.random_agent import RandomAgent
-from encoders.everdell import OBS_SIZE, P_FREE, encode_batch, encode_into
-from envs.core.rng import game_key
-from envs.everdell import data as D
-from envs.everdell.rules import (
+from meeple_gym.baselines.everdell_heuristic import EverdellHeuristicAgent
+from meeple_gym.baselines.random_agent import RandomAgent
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders.everdell import OBS_SIZE, P_FREE, encode_batch, encode_into
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell.rules import (
     A_PASS,
     A_PAY,
     A_PLACE_EVENT,
@@ -315,7 +315,7 @@ def test_solo_beats_a_random_player_against_rugwort():
 
 def test_solo_match_counts_losses_to_rugwort():
     """A solo match is scored against Rugwort: a win, a loss to him, or a draw (equal scores)."""
-    from baselines.evaluate import play_match, winners_from_rewards
+    from meeple_gym.baselines.evaluate import play_match, winners_from_rewards
 
     rewards = np.array([[1.0], [-1.0], [0.0]], np.float32)
     assert winners_from_rewards(rewards).tolist() == [0, -2, -1]

@@ -51,8 +51,8 @@ from everdell_scenarios import (
     worker,
 )
 
-from envs.everdell import rules as R
-from envs.everdell.data import EVENT_ID as EVENT
+from meeple_gym.everdell import rules as R
+from meeple_gym.everdell.data import EVENT_ID as EVENT
 
 # Printed base points, restated from the cards (not read from the data tables).
 VALUE = {

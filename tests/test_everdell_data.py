@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.everdell import data as d
+from meeple_gym.everdell import data as d
 
 # key: (kind, color, unique, copies, (twig, resin, pebble, berry), points, pairs)
 C, K = "critter", "construction"

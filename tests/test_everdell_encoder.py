@@ -11,10 +11,10 @@ of a position and require every other observation to stay the same.
 import numpy as np
 import pytest
 
-from encoders import everdell as enc
-from envs.core.rng import game_key
-from envs.everdell import data as D
-from envs.everdell.rules import (
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders import everdell as enc
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell.rules import (
     A_PLACE_CITY,
     A_PLACE_RUGWORT,
     CITY_SLOTS,

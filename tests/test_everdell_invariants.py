@@ -10,9 +10,9 @@ import numba
 import numpy as np
 import pytest
 
-from envs.core.rng import game_key
-from envs.everdell import data as D
-from envs.everdell import rules as R
+from meeple_gym.core.rng import game_key
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 
 def _cards_accounted(s):

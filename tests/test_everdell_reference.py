@@ -27,10 +27,10 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.rng import game_key
-from envs.everdell import rules
-from envs.everdell.data import CARD_ID
-from envs.everdell.reference import (
+from meeple_gym.core.rng import game_key
+from meeple_gym.everdell import rules
+from meeple_gym.everdell.data import CARD_ID
+from meeple_gym.everdell.reference import (
     CLOCK_TOWER,
     CONSTRUCTION,
     KIND,
@@ -39,7 +39,7 @@ from envs.everdell.reference import (
     CityCard,
     ReferenceGame,
 )
-from envs.everdell.rules import NUM_ACTIONS, PK_TURN, STATE_DTYPE
+from meeple_gym.everdell.rules import NUM_ACTIONS, PK_TURN, STATE_DTYPE
 
 SEED = 20250311
 CHAPEL = rules.CHAPEL

@@ -71,10 +71,10 @@ from everdell_rule_helpers import (
     turn_to,
 )
 
-import envs
-from envs.core.errors import OptionError
-from envs.everdell import data as D
-from envs.everdell import rules as R
+import meeple_gym as mg
+from meeple_gym.core.errors import OptionError
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 DEFAULT_FOREST_0 = "forest_3_berry"  # forest position 0 of blank()
 BASIC_KEYS = tuple(D.LOCATION_KEYS[i] for i in D.BASIC_LOCATIONS)
@@ -811,15 +811,15 @@ def test_option_pass_anytime_allows_passing_from_the_first_turn():
 
 
 def test_option_pass_anytime_through_make():
-    default = envs.make("everdell", num_players=2)
+    default = mg.make("everdell", num_players=2)
     default.reset(seed=3)
     assert default.observe(default.agent_selection)["action_mask"][PASS] == 0  # EVD-E1
-    literal = envs.make("everdell", num_players=2, pass_anytime=True)
+    literal = mg.make("everdell", num_players=2, pass_anytime=True)
     literal.reset(seed=3)
     assert literal.observe(literal.agent_selection)["action_mask"][PASS] == 1
     for bad in (1, "yes", None):
         with pytest.raises(OptionError, match="pass_anytime"):
-            envs.make("everdell", num_players=2, pass_anytime=bad)
+            mg.make("everdell", num_players=2, pass_anytime=bad)
 
 
 def test_evd_e1_passed_player_receives_no_cards():
@@ -967,7 +967,7 @@ def check_example_city(states):
 def test_evd_e4_example_city_from_a_snapshot():
     """EVD-E4: the same city written as a snapshot and rebuilt by
     envs.everdell.snapshot.from_dict scores the same 62 with the same parts."""
-    snapshot = pytest.importorskip("envs.everdell.snapshot")
+    snapshot = pytest.importorskip("meeple_gym.everdell.snapshot")
     states = snapshot.from_dict(example_city_snapshot()).view(np.recarray)
     turn_to(states, 0)
     assert card_total(states) == 128

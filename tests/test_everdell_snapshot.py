@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from envs.core.errors import ActionError, SnapshotError
-from envs.core.rng import game_key
-from envs.everdell import data as D
-from envs.everdell import rules as R
-from envs.everdell.snapshot import (
+from meeple_gym.core.errors import ActionError, SnapshotError
+from meeple_gym.core.rng import game_key
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
+from meeple_gym.everdell.snapshot import (
     DECISION_KINDS,
     KIND_ACTIONS,
     action_to_string,

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).parent / "tools" / "fuzz_snapshots.py"
-ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["century", "radlands", "everdell", "endeavor"]
 
 
 def _fuzz(game: str, cases: int, seed: int) -> dict:
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1")
     result = subprocess.run(
         [sys.executable, str(SCRIPT), game, str(cases), str(seed)],
         capture_output=True,

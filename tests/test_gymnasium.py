@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs
-from envs import GameOverError
-from envs.core.gym_env import GAME_IDS, SingleAgentEnv, register_envs
+import meeple_gym as mg
+from meeple_gym import GameOverError
+from meeple_gym.core.gym_env import GAME_IDS, SingleAgentEnv, register_envs
 
 GAMES = sorted(GAME_IDS)
 
@@ -54,7 +54,7 @@ def test_register_is_idempotent_and_make_works():
         env = gymnasium.make(env_id, num_players=2, opponent="random")
         assert isinstance(env.unwrapped, SingleAgentEnv)
         assert env.unwrapped.game == game
-        spec = envs.get_spec(game)
+        spec = mg.get_spec(game)
         assert env.observation_space.shape == (spec.obs_size,)
         assert env.observation_space.dtype == np.float32
         assert env.action_space == gymnasium.spaces.Discrete(spec.num_actions)
@@ -138,11 +138,11 @@ def test_callable_and_agent_object_opponents():
     env = SingleAgentEnv("century", opponent=agent, seat=1)
     traj = play(env, seed=0)
     assert agent.calls >= len(traj) - 2
-    with pytest.raises(envs.OptionError, match="opponent"):
+    with pytest.raises(mg.OptionError, match="opponent"):
         SingleAgentEnv("century", opponent=42)
-    with pytest.raises(envs.OptionError, match="unknown agent"):
+    with pytest.raises(mg.OptionError, match="unknown agent"):
         SingleAgentEnv("century", opponent="nobody")
-    with pytest.raises(envs.OptionError, match="empty"):
+    with pytest.raises(mg.OptionError, match="empty"):
         SingleAgentEnv("century", opponent=[])
 
 
@@ -158,13 +158,13 @@ def test_illegal_action_raise_leaves_the_state_unchanged():
     obs, info = env.reset(seed=0)
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     before = env.aec_env.to_dict()
-    with pytest.raises(envs.IllegalActionError):
+    with pytest.raises(mg.IllegalActionError):
         env.step(illegal)
     assert env.aec_env.to_dict() == before
     np.testing.assert_array_equal(env.action_masks(), info["action_mask"].astype(bool))
-    with pytest.raises(envs.ActionError):
+    with pytest.raises(mg.ActionError):
         env.step(env.action_space.n)  # out of range: an ActionError in both modes
-    with pytest.raises(envs.ActionError):
+    with pytest.raises(mg.ActionError):
         env.step(1.5)
     env.step(first_legal(info))  # still playable
 
@@ -176,10 +176,10 @@ def test_illegal_action_lose_ends_the_episode():
     obs, reward, terminated, truncated, info = env.step(np.int64(illegal))
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
     assert not env.action_masks().any()
-    with pytest.raises(envs.GameOverError):
+    with pytest.raises(mg.GameOverError):
         env.step(0)
     env.reset()  # a new episode starts normally
-    with pytest.raises(envs.OptionError):
+    with pytest.raises(mg.OptionError):
         SingleAgentEnv("century", illegal_action="ignore")
 
 
@@ -189,11 +189,11 @@ def test_options_seat_and_render_pass_through():
     assert env.unwrapped.aec_env.unwrapped.options["raiders_slot"] == 2
     env.reset(seed=0)
     assert isinstance(env.render(), str) and env.render()
-    with pytest.raises(envs.OptionError):
+    with pytest.raises(mg.OptionError):
         gymnasium.make("meeple_gym/Radlands-v0", no_such_option=1)
-    with pytest.raises(envs.OptionError):
+    with pytest.raises(mg.OptionError):
         SingleAgentEnv("century", seat=2)
-    with pytest.raises(envs.PlayerCountError):
+    with pytest.raises(mg.PlayerCountError):
         SingleAgentEnv("century", num_players=1)
 
 
@@ -245,7 +245,7 @@ def test_episode_replays_on_the_aec_env(game, num_players, seat):
         else:
             learner_obs.append((obs, info["action_mask"]))
 
-    aec = envs.make(game, num_players=num_players)
+    aec = mg.make(game, num_players=num_players)
     aec.reset(seed=0)
     aec.from_dict(start)
     me = f"player_{seat}"

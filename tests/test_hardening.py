@@ -8,8 +8,8 @@ import pickle
 import numpy as np
 import pytest
 
-import envs
-from envs import (
+import meeple_gym as mg
+from meeple_gym import (
     ActionError,
     GameOverError,
     IllegalActionError,
@@ -18,8 +18,8 @@ from envs import (
     PlayerCountError,
     SnapshotError,
 )
-from envs.core.errors import NotResetError
-from envs.core.sampling import policy_words, random_legal_actions
+from meeple_gym.core.errors import NotResetError
+from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 GAMES = ["century", "radlands", "everdell", "endeavor"]
 PUBLIC_ARRAYS = (
@@ -37,7 +37,7 @@ PUBLIC_ARRAYS = (
 
 
 def _played_batch(game, size=6, players=2, seed=3, steps=12, **kwargs):
-    batch = envs.make_batch(game, size, players, seed=seed, **kwargs)
+    batch = mg.make_batch(game, size, players, seed=seed, **kwargs)
     batch.reset()
     words = policy_words(seed, size)
     actions = np.zeros(size, np.int64)
@@ -76,7 +76,7 @@ def test_step_returns_fresh_arrays_by_default_and_views_with_copy_false():
     obs, rewards, term, trunc = fast.step(actions)
     assert not obs.flags.writeable and np.shares_memory(obs, fast.observation)
     with pytest.raises(OptionError, match="copy"):
-        envs.make_batch("century", 2, 2, copy="yes")
+        mg.make_batch("century", 2, 2, copy="yes")
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -106,7 +106,7 @@ def test_get_and_set_states_restore_the_whole_batch(game):
 def test_foreign_states_pass_the_snapshot_checks(game):
     # States of another batch were never handed out by this one: they take the slow gate.
     source, _ = _played_batch(game, seed=5)
-    target = envs.make_batch(game, source.batch_size, 2, seed=0)
+    target = mg.make_batch(game, source.batch_size, 2, seed=0)
     target.reset()
     target.set_states(np.frombuffer(source.states.tobytes(), dtype=source.states.dtype))
     assert target.states.tobytes() == source.states.tobytes()
@@ -143,7 +143,7 @@ def test_restoring_stale_bytes_recomputes_masks():
     random_legal_actions(batch.legal_mask, words, actions)
     batch.step(actions)
     batch.set_states(saved.tobytes())
-    spec = envs.get_spec("century")
+    spec = mg.get_spec("century")
     expected = np.zeros_like(batch.legal_mask)
     spec.legal_masks_batch(saved.copy(), expected)
     assert np.array_equal(batch.legal_mask, expected)
@@ -157,7 +157,7 @@ def test_restoring_stale_bytes_recomputes_masks():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_deep_and_huge_snapshots_give_short_snapshot_errors(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     env.reset(seed=0)
     good = env.unwrapped.to_dict()
     deep = current = {}
@@ -179,7 +179,7 @@ def test_deep_and_huge_snapshots_give_short_snapshot_errors(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_accepted_snapshots_round_trip_through_json(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     env.reset(seed=4)
     for _ in range(30):
         obs = env.last()[0]
@@ -187,7 +187,7 @@ def test_accepted_snapshots_round_trip_through_json(game):
             break
         env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
     snap = json.loads(json.dumps(env.unwrapped.to_dict()))
-    twin = envs.make(game, num_players=2)
+    twin = mg.make(game, num_players=2)
     twin.unwrapped.from_dict(snap)
     assert twin.unwrapped.to_dict() == snap
 
@@ -196,45 +196,45 @@ def test_accepted_snapshots_round_trip_through_json(game):
 
 
 def test_numpy_ints_are_ints_and_floats_are_not():
-    env = envs.make("century", num_players=np.int64(3))
+    env = mg.make("century", num_players=np.int64(3))
     assert env.unwrapped.num_players == 3 and type(env.unwrapped.num_players) is int
-    envs.make_batch("century", np.int32(2), np.int64(2), seed=np.uint64(5))
+    mg.make_batch("century", np.int32(2), np.int64(2), seed=np.uint64(5))
     with pytest.raises(PlayerCountError, match="num_players"):
-        envs.make("century", num_players=2.0)
+        mg.make("century", num_players=2.0)
     with pytest.raises(OptionError, match="raiders_slot"):
-        envs.make("radlands", raiders_slot=3.0)
+        mg.make("radlands", raiders_slot=3.0)
     with pytest.raises(OptionError, match="cult_of_chrome must be a bool"):
-        envs.make("radlands", cult_of_chrome=0)
+        mg.make("radlands", cult_of_chrome=0)
     with pytest.raises(OptionError, match="not available"):
-        envs.make("radlands", cult_of_chrome=True)
+        mg.make("radlands", cult_of_chrome=True)
     with pytest.raises(OptionError, match="batch_size"):
-        envs.make_batch("century", 2.0, 2)
+        mg.make_batch("century", 2.0, 2)
     with pytest.raises(OptionError, match="seed"):
-        envs.make_batch("century", 2, 2, seed=-1)
+        mg.make_batch("century", 2, 2, seed=-1)
 
 
 def test_rugwort_year_is_for_the_solo_game_only():
-    envs.make("everdell", num_players=1, rugwort_year=np.int64(2))
+    mg.make("everdell", num_players=1, rugwort_year=np.int64(2))
     for n in (2, 3, 4):
         with pytest.raises(OptionError, match="rugwort_year"):
-            envs.make("everdell", num_players=n, rugwort_year=1)
+            mg.make("everdell", num_players=n, rugwort_year=1)
         with pytest.raises(OptionError, match="rugwort_year"):
-            envs.make_batch("everdell", 2, n, rugwort_year=2)
+            mg.make_batch("everdell", 2, n, rugwort_year=2)
 
 
 def test_huge_unsigned_action_is_reported_as_itself():
-    batch = envs.make_batch("century", 2, 2)
+    batch = mg.make_batch("century", 2, 2)
     batch.reset()
     with pytest.raises(ActionError, match=str(2**64 - 1)):
         batch.step(np.array([2**64 - 1, 0], dtype=np.uint64))
-    env = envs.make("century", num_players=2)
+    env = mg.make("century", num_players=2)
     env.reset(seed=0)
     with pytest.raises(ActionError, match=str(2**64 - 1)):
         env.step(np.uint64(2**64 - 1))
 
 
 def test_rollout_threads_are_checked():
-    batch = envs.make_batch("century", 1, 2)
+    batch = mg.make_batch("century", 1, 2)
     import numba
 
     for bad in (0, numba.config.NUMBA_NUM_THREADS + 1, 1.5, True):
@@ -245,7 +245,7 @@ def test_rollout_threads_are_checked():
 
 
 def test_aec_calls_before_reset_and_after_everyone_left():
-    env = envs.make("century", num_players=2, render_mode="ansi")
+    env = mg.make("century", num_players=2, render_mode="ansi")
     for call in (env.last, lambda: env.observe("player_0"), lambda: env.step(0), env.render):
         with pytest.raises(NotResetError, match="reset"):
             call()
@@ -267,7 +267,7 @@ def test_aec_calls_before_reset_and_after_everyone_left():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_pickled_env_continues_the_same_game(game):
-    env = envs.make(game, num_players=2)
+    env = mg.make(game, num_players=2)
     env.reset(seed=9)
     for _ in range(10):
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
@@ -292,12 +292,12 @@ def test_pickled_env_continues_the_same_game(game):
 
 
 def _child_rollout(queue):
-    out = envs.make_batch("century", 1, 2, seed=11).random_rollout(600)
+    out = mg.make_batch("century", 1, 2, seed=11).random_rollout(600)
     queue.put(out["length"].tolist())
 
 
 def test_fork_after_a_parallel_kernel():
-    parent = envs.make_batch("century", 1, 2, seed=11).random_rollout(600)  # a prange kernel
+    parent = mg.make_batch("century", 1, 2, seed=11).random_rollout(600)  # a prange kernel
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_child_rollout, args=(queue,))
@@ -312,7 +312,7 @@ def test_fork_after_a_parallel_kernel():
 
 
 def _century_snapshot():
-    env = envs.make("century", num_players=2)
+    env = mg.make("century", num_players=2)
     env.reset(seed=0)
     for _ in range(40):
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))
@@ -320,11 +320,11 @@ def _century_snapshot():
 
 
 def test_century_cube_counts_are_bounded_by_the_turns_played():
-    from envs.century import snapshot as century
+    from meeple_gym.century import snapshot as century
 
     snap = _century_snapshot()
     turns = snap["turn_count"]
-    twin = envs.make("century", num_players=2)
+    twin = mg.make("century", num_players=2)
     # CSR-A1: one cube per turn at most on a market card; int16's maximum is far beyond it.
     for cubes in (turns + 2, century.MAX_MARKET_CUBES + 1, 32767):
         bad = json.loads(json.dumps(snap))
@@ -347,7 +347,7 @@ def test_century_cube_counts_are_bounded_by_the_turns_played():
 
 
 def test_solo_everdell_results_have_a_column_for_rugwort():
-    out = envs.make_batch("everdell", 1, 1, seed=4).random_rollout(60)
+    out = mg.make_batch("everdell", 1, 1, seed=4).random_rollout(60)
     assert out["scores"].shape == (60, 2)
     decided = out["winner"] >= 0
     assert set(out["winner"][decided].tolist()) <= {0, 1}

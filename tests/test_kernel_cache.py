@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from envs.core import jit
+from meeple_gym.core import jit
 
 ROOT = Path(__file__).resolve().parent.parent
 
 # Plays the starting "+YY" card of the player to act and prints how many yellow cubes it added.
 PLAY_SPICE_CARD = textwrap.dedent(
     """
-    import numpy as np, envs
-    assert envs.__file__.startswith(COPY), envs.__file__
-    spec = envs.get_spec("century")
+    import numpy as np, meeple_gym as mg
+    assert mg.__file__.startswith(COPY), mg.__file__
+    spec = mg.get_spec("century")
     states = np.zeros(1, dtype=spec.state_dtype)
     spec.init_game(states, 0, 2, np.uint64(5), np.int64(0))
     action = next(a for a in range(spec.num_actions)
@@ -34,12 +34,15 @@ PLAY_SPICE_CARD = textwrap.dedent(
 
 
 def _copy_package(dest: Path) -> None:
-    for name in ("envs", "encoders", "baselines"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    # The installed layout: envs/ becomes meeple_gym/, with encoders/ and baselines/ inside it.
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "envs", dest / "meeple_gym", ignore=ignore)
+    for name in ("encoders", "baselines"):
+        shutil.copytree(ROOT / name, dest / "meeple_gym" / name, ignore=ignore)
 
 
 def _yellow_output(copy: Path) -> int:
-    with open(copy / "envs" / "century" / "data" / "merchant_cards.csv") as f:
+    with open(copy / "meeple_gym" / "century" / "data" / "merchant_cards.csv") as f:
         row = next(r for r in csv.DictReader(f) if r["name"] == "+YY")
     return int(row["out_yellow"])
 
@@ -63,7 +66,7 @@ def test_edited_table_is_used_on_next_start(tmp_path):
     assert first.returncode == 0, first.stderr
     assert int(first.stdout) == _yellow_output(copy)
 
-    table = copy / "envs" / "century" / "data" / "merchant_cards.csv"
+    table = copy / "meeple_gym" / "century" / "data" / "merchant_cards.csv"
     text = table.read_text()
     edited = text.replace("0,+YY,spice,5,1,0,0,0,0,0,2,0,0,0", "0,+YY,spice,5,1,0,0,0,0,0,3,0,0,0")
     assert edited != text
@@ -88,17 +91,19 @@ def test_unwritable_cache_compiles_without_it_and_warns_once(tmp_path):
 
 
 def test_cache_groups_follow_the_game_a_module_belongs_to():
-    assert jit.kernel_group("envs.everdell.rules") == "everdell"
-    assert jit.kernel_group("encoders.radlands") == "radlands"
-    assert jit.kernel_group("baselines.endeavor_heuristic") == "endeavor"
-    assert jit.kernel_group("envs.core.rng") == "core"
-    sources = {p.relative_to(jit.PACKAGE_ROOT).as_posix() for p in jit.group_sources("century")}
-    assert "envs/century/data/point_cards.csv" in sources
-    assert "envs/core/rng.py" in sources
-    assert "encoders/century.py" in sources
+    assert jit.kernel_group("meeple_gym.everdell.rules") == "everdell"
+    assert jit.kernel_group("meeple_gym.encoders.radlands") == "radlands"
+    assert jit.kernel_group("meeple_gym.baselines.endeavor_heuristic") == "endeavor"
+    assert jit.kernel_group("meeple_gym.core.rng") == "core"
+    sources = {label for label, _ in jit.group_sources("century")}
+    assert "meeple_gym/century/data/point_cards.csv" in sources
+    assert "meeple_gym/core/rng.py" in sources
+    assert "meeple_gym/encoders/century.py" in sources
+    assert "meeple_gym/baselines/century_heuristic.py" in sources
     assert not any("radlands" in s for s in sources)
     # Core modules without kernels (env wrappers, the gate, the CLI) never force a recompile.
-    assert "envs/core/aec.py" not in sources and "envs/core/gate.py" not in sources
+    assert "meeple_gym/core/aec.py" not in sources
+    assert "meeple_gym/core/gate.py" not in sources
 
 
 def test_cache_root_honours_the_environment_variable(monkeypatch, tmp_path):
@@ -115,15 +120,20 @@ def test_cache_root_honours_the_environment_variable(monkeypatch, tmp_path):
 def test_cache_key_changes_with_any_source(group, tmp_path, monkeypatch):
     # A stand-in package root: editing any file of the group must change the key.
     fake = tmp_path / "root"
-    for path in jit.group_sources(group):
-        target = fake / path.relative_to(jit.PACKAGE_ROOT)
+    for label, path in jit.group_sources(group):
+        target = fake / label
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
-    monkeypatch.setattr(jit, "PACKAGE_ROOT", fake)
+
+    def fake_package_dir(name):
+        return fake.joinpath(*name.split("."))
+
+    monkeypatch.setattr(jit, "package_dir", fake_package_dir)
     jit.group_key.cache_clear()
     try:
         before = jit.group_key(group)
-        victim = jit.group_sources(group)[-1]
+        victim = jit.group_sources(group)[-1][1]
+        assert victim.is_relative_to(fake)
         victim.write_bytes(victim.read_bytes() + b"\n# edited\n")
         jit.group_key.cache_clear()
         assert jit.group_key(group) != before

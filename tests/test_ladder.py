@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from baselines.evaluate import make_agent
-from baselines.ladder import format_ladder, run_ladder
-from envs import OptionError
-from envs.cli import main
+from meeple_gym import OptionError
+from meeple_gym.baselines.evaluate import make_agent
+from meeple_gym.baselines.ladder import format_ladder, run_ladder
+from meeple_gym.cli import main
 
 
 def test_ladder_orders_agents_by_strength_and_counts_every_game():

@@ -12,7 +12,6 @@ sys.path.insert(0, str(Path(__file__).parent / "tools"))
 from play_fixed_line import play  # noqa: E402
 
 SCRIPT = Path(__file__).parent / "tools" / "play_fixed_line.py"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 )
 def test_plain_python_kernels_match_compiled(game, players, options):
     steps = 250
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     result = subprocess.run(
         [sys.executable, str(SCRIPT), game, str(players), str(options), str(steps)],
         capture_output=True,

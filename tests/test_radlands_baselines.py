@@ -8,12 +8,12 @@ first-game camps (RAD-S3 option) and edit record fields, keeping the entity list
 import numpy as np
 import pytest
 
-from baselines.radlands_heuristic import RadlandsHeuristicAgent
-from baselines.random_agent import RandomAgent
-from encoders.radlands import OBS_SIZE, encode_batch, encode_into
-from envs.core.rng import game_key
-from envs.radlands.data import CAMP_ID, DECK_TYPE_ID
-from envs.radlands.rules import (
+from meeple_gym.baselines.radlands_heuristic import RadlandsHeuristicAgent
+from meeple_gym.baselines.random_agent import RandomAgent
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders.radlands import OBS_SIZE, encode_batch, encode_into
+from meeple_gym.radlands.data import CAMP_ID, DECK_TYPE_ID
+from meeple_gym.radlands.rules import (
     A_DRAW,
     A_END_TURN,
     A_JUNK,

@@ -44,7 +44,7 @@ from test_radlands_rules import (
     use,
 )
 
-from envs.radlands import data as D
+from meeple_gym.radlands import data as D
 
 
 def camps(*names):

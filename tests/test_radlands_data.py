@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.radlands import data as d
+from meeple_gym.radlands import data as d
 
 CAMP_KEYS = (
     "adrenaline_lab arcade atomic_garden blood_bank bonfire cache cannon catapult command_post "

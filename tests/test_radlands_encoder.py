@@ -9,9 +9,9 @@ a copy of a position and require both players' observations to stay the same.
 import numpy as np
 import pytest
 
-from encoders import radlands as enc
-from envs.core.rng import game_key
-from envs.radlands.data import (
+from meeple_gym.core.rng import game_key
+from meeple_gym.encoders import radlands as enc
+from meeple_gym.radlands.data import (
     CAMP_ID,
     DECK_SIZE,
     DECK_TYPE_ID,
@@ -23,8 +23,8 @@ from envs.radlands.data import (
     N_EVENT_TYPES,
     N_PERSON_TYPES,
 )
-from envs.radlands.effects import OP, TARGET
-from envs.radlands.rules import (
+from meeple_gym.radlands.effects import OP, TARGET
+from meeple_gym.radlands.rules import (
     A_END_TURN,
     A_KEEP,
     A_PLAY_EVENT,

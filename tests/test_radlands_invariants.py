@@ -6,8 +6,8 @@ The default run is small; ``pytest -m slow`` plays the large count.
 import numpy as np
 import pytest
 
-from envs.core.rng import game_key
-from envs.radlands import rules as R
+from meeple_gym.core.rng import game_key
+from meeple_gym.radlands import rules as R
 
 ALL_OPTION_CODES = range(16)  # every combination of the four option bits
 

@@ -19,12 +19,12 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.rng import game_key
-from envs.radlands import data as D
-from envs.radlands import rules
-from envs.radlands.effects import TARGET
-from envs.radlands.reference import RAIDERS, Card, ReferenceGame
-from envs.radlands.rules import NUM_ACTIONS, PHASE_DRAFT, PHASE_OVER, STATE_DTYPE
+from meeple_gym.core.rng import game_key
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands import rules
+from meeple_gym.radlands.effects import TARGET
+from meeple_gym.radlands.reference import RAIDERS, Card, ReferenceGame
+from meeple_gym.radlands.rules import NUM_ACTIONS, PHASE_DRAFT, PHASE_OVER, STATE_DTYPE
 
 SEED = 20250101
 N_OPTIONS = 16  # every combination of the four OPTION_* bits

@@ -11,9 +11,9 @@ come from the rule book and the printed cards, not from running the code.
 import numpy as np
 import pytest
 
-from envs.core.rng import game_key
-from envs.radlands import data as D
-from envs.radlands import rules as R
+from meeple_gym.core.rng import game_key
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands import rules as R
 
 PERSON = D.PERSON_ID
 CAMP = D.CAMP_ID

@@ -6,11 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from envs.core.errors import ActionError, SnapshotError
-from envs.core.rng import game_key
-from envs.radlands import data as D
-from envs.radlands import rules as R
-from envs.radlands.snapshot import ACTION_LABELS, action_to_string, from_dict, render, to_dict
+from meeple_gym.core.errors import ActionError, SnapshotError
+from meeple_gym.core.rng import game_key
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands import rules as R
+from meeple_gym.radlands.snapshot import ACTION_LABELS, action_to_string, from_dict, render, to_dict
 
 ALL_OPTIONS = range(16)  # every combination of the four OPTION_* bits
 

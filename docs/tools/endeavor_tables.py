@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from envs.endeavor import data as D
+from meeple_gym.endeavor import data as D
 
 PAGE = Path(__file__).resolve().parents[1] / "endeavor.md"
 FIRST_HEADING = "### Regions (END-R1…R4)"

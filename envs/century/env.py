@@ -1,6 +1,6 @@
 """Century: Spice Road as a PettingZoo AEC environment.
 
->>> from envs.century.env import env
+>>> from meeple_gym.century.env import env
 >>> e = env(num_players=3, render_mode="ansi")
 >>> e.reset(seed=0)
 >>> for agent in e.agent_iter():
@@ -20,7 +20,7 @@ Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/co
 ===================  ==========================================================================
 """
 
-from envs.century.spec import SPEC
-from envs.core import aec
+from meeple_gym.century.spec import SPEC
+from meeple_gym.core import aec
 
 raw_env, env = aec.module_envs(SPEC, __name__)

@@ -1,7 +1,7 @@
 """Slow, plain-Python reference implementation of Century: Spice Road.
 
 Written from the rule sheet (CSR-… IDs, see docs/century.md) and the card tables, not from the
-Numba kernel in ``envs.century.rules``. Only constants are shared with the kernel: the action
+Numba kernel in ``meeple_gym.century.rules``. Only constants are shared with the kernel: the action
 layout, the phase numbers, the caps and the state record layout, so that both can be driven
 with the same actions and compared field by field (tests/test_century_reference.py).
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.century.data import (
+from meeple_gym.century.data import (
     DECK_TYPES,
     KIND_SPICE,
     KIND_TRADE,
@@ -28,7 +28,7 @@ from envs.century.data import (
     STARTING_SPICE_TYPE,
     STARTING_UPGRADE_TYPE,
 )
-from envs.century.rules import (
+from meeple_gym.century.rules import (
     A_ACQUIRE,
     A_CLAIM,
     A_PLACE,
@@ -61,7 +61,7 @@ from envs.century.rules import (
     STEP_CAP,
     YELLOW,
 )
-from envs.core.rng import STREAM_GAME, PyRng, py_derive_key
+from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 
 # Card tables as plain Python values.
 KIND = MERCHANT_KIND.tolist()
@@ -113,7 +113,7 @@ class MarketCard:
 
 
 class ReferenceGame:
-    """One game of Century with the action layout of ``envs.century.rules``."""
+    """One game of Century with the action layout of ``meeple_gym.century.rules``."""
 
     def __init__(self, num_players: int, seed: int, index: int = 0):
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:

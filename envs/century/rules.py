@@ -22,7 +22,7 @@ OVER            nothing: the game has ended
 import numpy as np
 from numba import prange
 
-from envs.century.data import (
+from meeple_gym.century.data import (
     DECK_TYPES,
     KIND_SPICE,
     KIND_TRADE,
@@ -36,9 +36,9 @@ from envs.century.data import (
     STARTING_SPICE_TYPE,
     STARTING_UPGRADE_TYPE,
 )
-from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
-from envs.core.sampling import random_legal
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
+from meeple_gym.core.sampling import random_legal
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
@@ -77,7 +77,7 @@ NUM_ACTIONS = A_RETURN + N_COLOURS  # 79
 
 STATE_DTYPE = np.dtype(
     [
-        ("rng", np.uint64, (1,)),  # the game's chance stream (envs.core.rng)
+        ("rng", np.uint64, (1,)),  # the game's chance stream (mg.core.rng)
         ("num_players", np.int8),
         ("first_player", np.int8),
         ("current_player", np.int8),

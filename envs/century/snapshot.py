@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from envs.century.data import (
+from meeple_gym.century.data import (
     COLOUR_LETTERS,
     COLOURS,
     DECK_TYPES,
@@ -46,7 +46,7 @@ from envs.century.data import (
     POINT_NAMES,
     POINT_VALUE,
 )
-from envs.century.rules import (
+from meeple_gym.century.rules import (
     A_ACQUIRE,
     A_CLAIM,
     A_PLACE,
@@ -81,26 +81,26 @@ from envs.century.rules import (
     final_scores_into,
     points_to_end,
 )
-from envs.core.errors import SnapshotError
-from envs.core.snapshot_fields import (
+from meeple_gym.core.errors import SnapshotError
+from meeple_gym.core.snapshot_fields import (
     action_index,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     fail as _fail,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_bool as _bool,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_int as _int,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_list as _list,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_obj as _obj,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_str as _str,
 )
 

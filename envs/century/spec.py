@@ -1,8 +1,8 @@
 """Century's ``GameSpec``: what the registry hands to the AEC env, the batch and the CLI."""
 
-from encoders import century as encoder
-from envs.century import rules, snapshot
-from envs.core.game import GameSpec
+from meeple_gym.century import rules, snapshot
+from meeple_gym.core.game import GameSpec
+from meeple_gym.encoders import century as encoder
 
 SPEC = GameSpec.from_modules(
     "century",

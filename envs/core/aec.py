@@ -31,17 +31,17 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.core.batch import check_seed
-from envs.core.errors import (
+from meeple_gym.core.batch import check_seed
+from meeple_gym.core.errors import (
     GameOverError,
     IllegalActionError,
     NotResetError,
     OptionError,
     SnapshotError,
 )
-from envs.core.game import GameSpec
-from envs.core.options import check_action
-from envs.core.rng import game_key
+from meeple_gym.core.game import GameSpec
+from meeple_gym.core.options import check_action
+from meeple_gym.core.rng import game_key
 
 RENDER_MODES = ("ansi",)
 
@@ -332,9 +332,9 @@ def env(spec: GameSpec, **kwargs):
 
 def module_envs(spec: GameSpec, module: str):
     """``raw_env`` (a class) and ``env()`` for a game's env module, the PettingZoo classic
-    layout: ``from envs.<game>.env import env, raw_env``. Options are checked like
-    ``envs.make`` does; the default is a 2-player game."""
-    from envs.core.registry import check_num_players, check_options
+    layout: ``from meeple_gym.<game>.env import env, raw_env``. Options are checked like
+    ``meeple_gym.make`` does; the default is a 2-player game."""
+    from meeple_gym.core.registry import check_num_players, check_options
 
     class raw_env(MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
         metadata = {**MeepleAECEnv.metadata, "name": f"meeple_{spec.name}_v0"}

@@ -1,7 +1,7 @@
 """A batch of N games of one kind, stepped together by the game's Numba kernels.
 
->>> import envs
->>> batch = envs.make_batch("century", batch_size=4096, num_players=3, seed=7)
+>>> import meeple_gym as mg
+>>> batch = mg.make_batch("century", batch_size=4096, num_players=3, seed=7)
 >>> obs = batch.reset()                      # (B, obs_size) float32, for each player to act
 >>> actions = my_policy(obs, batch.legal_mask)
 >>> obs, rewards, terminated, truncated = batch.step(actions)
@@ -31,7 +31,7 @@ copy what you keep.
 
 Saving and restoring: ``saved = batch.get_states()`` copies every game (a structured array:
 ``tobytes()`` saves it); ``batch.set_states(saved)`` restores it after validating each record
-(``envs.core.gate``) and recomputes masks and observations. Records this batch handed out are
+(``meeple_gym.core.gate``) and recomputes masks and observations. Records this batch handed out are
 recognised by digest and restore at memcpy speed; foreign ones get a snapshot's full checks.
 """
 
@@ -40,11 +40,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.core.errors import ActionError, IllegalActionError, OptionError, SnapshotError
-from envs.core.game import GameSpec
-from envs.core.gate import IssuedStates, validate_records
-from envs.core.options import check_int, short_repr
-from envs.core.threads import check_fork_safe
+from meeple_gym.core.errors import ActionError, IllegalActionError, OptionError, SnapshotError
+from meeple_gym.core.game import GameSpec
+from meeple_gym.core.gate import IssuedStates, validate_records
+from meeple_gym.core.options import check_int, short_repr
+from meeple_gym.core.threads import check_fork_safe
 
 MAX_SEED = (1 << 64) - 1
 # Below this many games a step runs on one thread: waking a second thread costs more than it

@@ -137,14 +137,14 @@ class GameSpec:
         return num_players if self.seats_for is None else self.seats_for(num_players)
 
     def load(self, snapshot) -> np.ndarray:
-        """``from_dict`` behind the shared checks (``envs.core.gate.load_snapshot``)."""
-        from envs.core.gate import load_snapshot
+        """``from_dict`` behind the shared checks (``meeple_gym.core.gate.load_snapshot``)."""
+        from meeple_gym.core.gate import load_snapshot
 
         return load_snapshot(self, snapshot)
 
     def __reduce__(self):
         # Pickle by name: the kernels are module-level dispatchers, found again on load.
-        from envs.core.registry import get_spec
+        from meeple_gym.core.registry import get_spec
 
         return (get_spec, (self.name,))
 

@@ -19,7 +19,7 @@ import hashlib
 
 import numpy as np
 
-from envs.core.errors import SnapshotError
+from meeple_gym.core.errors import SnapshotError
 
 MAX_DEPTH = 32  # the deepest snapshot of any game nests 6 levels
 MAX_NODES = 200_000  # values in one snapshot (the largest real ones hold a few thousand)

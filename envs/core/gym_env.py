@@ -1,11 +1,11 @@
 """A single-agent Gymnasium env over any meeple-gym game (issue 12, part 2).
 
->>> from envs.core.gym_env import SingleAgentEnv
+>>> from meeple_gym.core.gym_env import SingleAgentEnv
 >>> env = SingleAgentEnv("century", num_players=2, opponent="heuristic")
 >>> obs, info = env.reset(seed=0)          # obs: float32 vector; info["action_mask"]: int8
 >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
 
-The learner sits in one seat of the PettingZoo AEC env (``envs.make``); every other seat is
+The learner sits in one seat of the PettingZoo AEC env (``meeple_gym.make``); every other seat is
 played by ``opponent`` inside ``reset``/``step`` until the learner must decide (sub-decisions
 included, e.g. the Radlands opponent choosing a camp) or the game ends. The observation is
 exactly the AEC observation vector of the learner's seat; the reward is that seat's terminal
@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import Env, spaces
 
-from envs.core.errors import (
+from meeple_gym.core.errors import (
     GameOverError,
     IllegalActionError,
     NotResetError,
     OptionError,
 )
-from envs.core.options import check_action
+from meeple_gym.core.options import check_action
 
 GAME_IDS = {
     "century": "meeple_gym/Century-v0",
@@ -41,7 +41,7 @@ _MAX_REDEALS = 100
 def _opponent_policy(entry, game: str, seed: int):
     """``entry`` as a function ``observation dict -> action``."""
     if isinstance(entry, str):
-        from baselines.evaluate import make_agent
+        from meeple_gym.baselines.evaluate import make_agent
 
         return make_agent(entry, game, seed).act
     act = getattr(entry, "act", None)
@@ -59,7 +59,7 @@ class SingleAgentEnv(Env):
     """One learner seat against ``opponent``; see the module docstring and docs/gymnasium.md.
 
     Args:
-        game: a game name (``envs.available_games()``).
+        game: a game name (``meeple_gym.available_games()``).
         num_players: seats at the table (default 2; 1 for Everdell solo against Rugwort).
         opponent: ``"random"``, ``"heuristic"``, an agent object with ``act(obs_dict) -> int``,
             a callable ``obs_dict -> int``, or a list of those (the opponent pool: each
@@ -68,7 +68,7 @@ class SingleAgentEnv(Env):
         illegal_action: ``"raise"`` (``IllegalActionError``, nothing changes) or ``"lose"``
             (the episode ends: ``terminated=True``, reward -1, ``info["illegal_action"]``).
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the text board).
-        **options: game options, as for ``envs.make``.
+        **options: game options, as for ``meeple_gym.make``.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -83,9 +83,9 @@ class SingleAgentEnv(Env):
         render_mode: str | None = None,
         **options,
     ):
-        import envs
+        import meeple_gym as mg
 
-        self._aec = envs.make(game, num_players, render_mode=render_mode, **options)
+        self._aec = mg.make(game, num_players, render_mode=render_mode, **options)
         self._raw = self._aec.unwrapped
         self.game = game
         self.num_players = self._raw.num_players
@@ -265,5 +265,5 @@ def register_envs() -> None:
         if env_id in gymnasium.registry:
             continue
         gymnasium.register(
-            id=env_id, entry_point="envs.core.gym_env:SingleAgentEnv", kwargs={"game": game}
+            id=env_id, entry_point="meeple_gym.core.gym_env:SingleAgentEnv", kwargs={"game": game}
         )

@@ -6,14 +6,14 @@ zero-division checks from hot loops; ``cache=True`` so a warm start only loads m
 The on-disk cache
 -----------------
 Numba's own cache checks only the source file of each function, so a kernel that inlines
-another module (an encoder inlines its game's rules, every game inlines ``envs.core.rng``)
+another module (an encoder inlines its game's rules, every game inlines ``meeple_gym.core.rng``)
 could run stale machine code after an upgrade or an edit to a rules module or a data table.
 Here every kernel is cached in a directory keyed by what it can inline:
 
     <root>/<package version>-numba<version>/<group>-<hash of the group's sources and tables>
 
-A group is one game (its ``envs/<game>/`` package with the data tables, its encoder and its
-heuristic, plus the kernel modules of ``envs/core``) or ``core`` alone. Editing one game
+A group is one game (its ``meeple_gym.<game>`` package with the data tables, its encoder and its
+heuristic, plus the kernel modules of ``meeple_gym.core``) or ``core`` alone. Editing one game
 recompiles that game only.
 ``<root>`` is ``$MEEPLE_GYM_CACHE_DIR`` if set, else ``$NUMBA_CACHE_DIR``, else the per-user
 cache directory (``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.util
 import os
 import tempfile
 import warnings
@@ -38,13 +39,11 @@ from pathlib import Path
 
 import numba
 
-from envs.core import threads  # noqa: F401 - sets the threading layer before any kernel
+from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
 
 JIT_OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
 
 CACHE_ENV_VAR = "MEEPLE_GYM_CACHE_DIR"
-# The folder holding envs/, encoders/ and baselines/ (the repo, or site-packages once installed).
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _SOURCE_SUFFIXES = (".py", ".csv", ".json")
 
 
@@ -73,13 +72,20 @@ def cache_root() -> Path:
 def kernel_group(module: str) -> str:
     """The cache group of a module's kernels: ``core`` or a game name."""
     parts = module.split(".")
-    if parts[0] == "envs" and len(parts) > 2 and parts[1] != "core":
-        return parts[1]
-    if parts[0] == "encoders" and len(parts) > 1:
-        return parts[1]
-    if parts[0] == "baselines" and len(parts) > 1 and parts[1].endswith("_heuristic"):
-        return parts[1][: -len("_heuristic")]
-    return "core"
+    if parts[0] != "meeple_gym" or len(parts) < 3:
+        return "core"
+    if parts[1] == "encoders":
+        return parts[2]
+    if parts[1] == "baselines":
+        return parts[2][: -len("_heuristic")] if parts[2].endswith("_heuristic") else "core"
+    return "core" if parts[1] == "core" else parts[1]
+
+
+def package_dir(name: str) -> Path:
+    """The folder of an installed package: the repo's envs/, encoders/, baselines/ in an editable
+    install (setuptools maps them to meeple_gym.*), site-packages/meeple_gym/... otherwise."""
+    spec = importlib.util.find_spec(name)
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def _defines_kernels(path: Path) -> bool:
@@ -87,32 +93,36 @@ def _defines_kernels(path: Path) -> bool:
     return "@kernel" in text or "@parallel_kernel" in text
 
 
-def group_sources(group: str) -> list[Path]:
-    """Every source file and data table the kernels of ``group`` may inline, sorted. Of
-    ``envs/core`` only this module and the modules that define kernels count: editing the env
-    wrappers, the gate or the CLI recompiles nothing."""
-    core = PACKAGE_ROOT / "envs" / "core"
-    files = [p for p in core.glob("*.py") if p.name == "jit.py" or _defines_kernels(p)]
+def group_sources(group: str) -> list[tuple[str, Path]]:
+    """Every source file and data table the kernels of ``group`` may inline, as (label, path)
+    pairs sorted by label; labels are the same installed or editable. Of ``meeple_gym.core``
+    only this module and the modules that define kernels count: editing the env wrappers, the
+    gate or the CLI recompiles nothing."""
+    core = package_dir("meeple_gym.core")
+    files = [
+        (f"meeple_gym/core/{p.name}", p)
+        for p in core.glob("*.py")
+        if p.name == "jit.py" or _defines_kernels(p)
+    ]
     if group != "core":
-        for root in (
-            PACKAGE_ROOT / "envs" / group,
-            PACKAGE_ROOT / "encoders" / f"{group}.py",
-            PACKAGE_ROOT / "baselines" / f"{group}_heuristic.py",
-        ):
-            if root.is_file():
-                files.append(root)
-            elif root.is_dir():
-                files += [
-                    p for p in root.rglob("*") if p.suffix in _SOURCE_SUFFIXES and p.is_file()
-                ]
+        game = package_dir(f"meeple_gym.{group}")
+        files += [
+            (f"meeple_gym/{group}/{p.relative_to(game).as_posix()}", p)
+            for p in game.rglob("*")
+            if p.suffix in _SOURCE_SUFFIXES and p.is_file()
+        ]
+        for package, name in (("encoders", f"{group}.py"), ("baselines", f"{group}_heuristic.py")):
+            path = package_dir(f"meeple_gym.{package}") / name
+            if path.is_file():
+                files.append((f"meeple_gym/{package}/{name}", path))
     return sorted(files)
 
 
 @functools.cache
 def group_key(group: str) -> str:
     digest = hashlib.sha256()
-    for path in group_sources(group):
-        digest.update(str(path.relative_to(PACKAGE_ROOT)).encode())
+    for label, path in group_sources(group):
+        digest.update(label.encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")

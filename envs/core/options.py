@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.errors import OptionError
+from meeple_gym.core.errors import OptionError
 
 _REPR_LIMIT = 60
 
@@ -62,7 +62,7 @@ def check_choice(game: str, name: str, value, allowed: tuple):
 def check_action(action, num_actions: int) -> int:
     """An action index as a Python int (a 0-d integer array counts); ``ActionError`` names a
     non-integer or out-of-range action."""
-    from envs.core.errors import ActionError
+    from meeple_gym.core.errors import ActionError
 
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = action.item()

@@ -1,6 +1,6 @@
 """Game registry: ``available_games``, ``make`` and ``make_batch``.
 
-Games register by module path so that ``import envs`` stays cheap: a game's kernels load
+Games register by module path so that ``import meeple_gym`` stays cheap: a game's kernels load
 (from Numba's cache) only when that game is first made.
 """
 
@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import importlib
 
-from envs.core.errors import OptionError, PlayerCountError, UnknownGameError
-from envs.core.game import GameSpec
-from envs.core.options import is_int, short_repr
+from meeple_gym.core.errors import OptionError, PlayerCountError, UnknownGameError
+from meeple_gym.core.game import GameSpec
+from meeple_gym.core.options import is_int, short_repr
 
 # name -> module exposing ``SPEC`` (a GameSpec)
 _REGISTRY: dict[str, str] = {
-    "century": "envs.century.spec",
-    "endeavor": "envs.endeavor.spec",
-    "everdell": "envs.everdell.spec",
-    "radlands": "envs.radlands.spec",
+    "century": "meeple_gym.century.spec",
+    "endeavor": "meeple_gym.endeavor.spec",
+    "everdell": "meeple_gym.everdell.spec",
+    "radlands": "meeple_gym.radlands.spec",
 }
 _LOADED: dict[str, GameSpec] = {}
 
@@ -67,7 +67,7 @@ def check_options(spec: GameSpec, options: dict, num_players: int) -> dict:
 
 def make(name: str, num_players: int | None = None, render_mode: str | None = None, **options):
     """A PettingZoo AEC env for ``name`` (wrapped like PettingZoo's classic envs)."""
-    from envs.core.aec import env as make_env
+    from meeple_gym.core.aec import env as make_env
 
     spec = get_spec(name)
     if num_players is None:
@@ -89,11 +89,11 @@ def make_batch(
     copy: bool = True,
     **options,
 ):
-    """A batch of ``batch_size`` games stepped together in Numba (see ``envs.core.batch``).
+    """A batch of ``batch_size`` games stepped together in Numba (see ``meeple_gym.core.batch``).
 
     ``copy=False``: ``reset``/``step`` return read-only views of the batch's buffers (no copy
     per step; the next step overwrites them) instead of fresh arrays."""
-    from envs.core.batch import BatchEnv
+    from meeple_gym.core.batch import BatchEnv
 
     spec = get_spec(name)
     if num_players is None:

@@ -10,7 +10,7 @@ snapshot code; tests check that both produce the same stream.
 
 import numpy as np
 
-from envs.core.jit import kernel
+from meeple_gym.core.jit import kernel
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

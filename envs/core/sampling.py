@@ -1,14 +1,14 @@
 """Game-independent random action sampling over batches of legal-action masks.
 
-Each row draws from its own RNG word (``envs.core.rng``), so a row's choices depend only on
+Each row draws from its own RNG word (``meeple_gym.core.rng``), so a row's choices depend only on
 its word, never on the batch size or the number of threads.
 """
 
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_POLICY, derive_key, randint
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.rng import STREAM_POLICY, derive_key, randint
 
 
 @kernel

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.errors import ActionError, SnapshotError
+from meeple_gym.core.errors import ActionError, SnapshotError
 
 
 def fail(path: str, message: str):

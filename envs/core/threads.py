@@ -18,7 +18,7 @@ import os
 
 import numba
 
-from envs.core.errors import MeepleError
+from meeple_gym.core.errors import MeepleError
 
 # TBB first, then OpenMP; workqueue last (it aborts when two threads launch kernels at once).
 numba.config.THREADING_LAYER_PRIORITY = ["tbb", "omp", "workqueue"]

@@ -5,7 +5,7 @@
 silent. The work is split into parts (single-game kernels, batch kernels with the heuristic,
 rollouts) that compile side by side in worker processes: Numba compiles on one core.
 
-A part is *warm* when its game's cache folder (keyed by the game's sources, ``envs.core.jit``)
+A part is *warm* when its game's cache folder (keyed by the game's sources, ``meeple_gym.core.jit``)
 holds the marker this module writes once the part compiled. Commands warm only the parts they
 use (the arena needs no single-game kernels, ``eval`` no rollout kernel).
 """
@@ -26,22 +26,22 @@ PARTS = ("single", "batch", "rollout")
 
 def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
     """Compile one part of one game's kernels (in this process); returns its time."""
-    import envs
-    from baselines.evaluate import make_agent
-    from envs.core.sampling import policy_words, random_legal_actions
+    import meeple_gym as mg
+    from meeple_gym.baselines.evaluate import make_agent
+    from meeple_gym.core.sampling import policy_words, random_legal_actions
 
     game, part = task
     start = time.perf_counter()
-    spec = envs.get_spec(game)
+    spec = mg.get_spec(game)
     n = max(spec.min_players, 2) if spec.max_players >= 2 else spec.min_players
     if part == "single":
-        env = envs.make(game, num_players=n)
+        env = mg.make(game, num_players=n)
         env.reset(seed=0)
         obs = env.last()[0]
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         env.unwrapped.to_dict()
     elif part == "batch":
-        batch = envs.make_batch(game, 2, n, seed=0)
+        batch = mg.make_batch(game, 2, n, seed=0)
         obs = batch.reset()
         actions = np.zeros(2, dtype=np.int64)
         random_legal_actions(batch.legal_mask, policy_words(0, 2), actions)
@@ -50,14 +50,14 @@ def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
         agent.act({"observation": obs[0], "action_mask": batch.legal_mask[0]})
         batch.step(actions)
     elif part == "rollout":
-        envs.make_batch(game, 1, n, seed=0).random_rollout(2)
+        mg.make_batch(game, 1, n, seed=0).random_rollout(2)
     else:
         raise ValueError(f"unknown warm-up part {part!r}; parts: {PARTS}")
     return game, part, time.perf_counter() - start
 
 
 def marker_path(game: str, part: str):
-    from envs.core import jit
+    from meeple_gym.core import jit
 
     return jit.cache_dir(game) / f"warm-{part}.json"
 
@@ -72,7 +72,7 @@ def _mark_warm(game: str, part: str, seconds: float) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"game": game, "part": part, "compile_seconds": seconds}))
     except OSError:
-        pass  # no writable cache: nothing to remember (envs.core.jit warned)
+        pass  # no writable cache: nothing to remember (mg.core.jit warned)
 
 
 def warm(

@@ -15,7 +15,7 @@ Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/co
 ===================  ==========================================================================
 """
 
-from envs.core import aec
-from envs.endeavor.spec import SPEC
+from meeple_gym.core import aec
+from meeple_gym.endeavor.spec import SPEC
 
 raw_env, env = aec.module_envs(SPEC, __name__)

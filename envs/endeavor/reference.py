@@ -1,7 +1,7 @@
 """Slow, plain-Python reference implementation of Endeavor (the rules text's game, 2-4 players).
 
 Written from the rules checklist (``END-…`` IDs, docs/endeavor.md) and the tables in
-``envs.endeavor.data``, not from the Numba kernel in ``envs.endeavor.rules``. Only the
+``meeple_gym.endeavor.data``, not from the Numba kernel in ``meeple_gym.endeavor.rules``. Only the
 *protocol* is shared with the kernel, so that both can be driven with the same actions and
 compared step by step (tests/test_endeavor_reference.py): the action layout (``A_*``), the
 phase and sub-step numbers (``PH_*``, ``SUB_*``), the token cap of the layout and the step cap.
@@ -63,9 +63,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envs.core.rng import STREAM_GAME, PyRng, py_derive_key
-from envs.endeavor import data as D
-from envs.endeavor.rules import (
+from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor.rules import (
     A_ATTACK_SHIP,
     A_BUILDING,
     A_DONE,
@@ -168,7 +168,7 @@ class Pending:
 
 
 class ReferenceGame:
-    """One game of Endeavor with the action layout of ``envs.endeavor.rules``."""
+    """One game of Endeavor with the action layout of ``meeple_gym.endeavor.rules``."""
 
     def __init__(self, num_players: int, seed: int, index: int = 0):
         if not 2 <= num_players <= 4:

@@ -12,10 +12,10 @@ one legal action is taken automatically. The legal actions of the pending decisi
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
-from envs.core.sampling import random_legal
-from envs.endeavor import data as D
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
+from meeple_gym.core.sampling import random_legal
+from meeple_gym.endeavor import data as D
 
 MAXP = 4
 NR = D.N_REGIONS  # 7

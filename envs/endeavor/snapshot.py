@@ -36,17 +36,17 @@ import re
 import numba
 import numpy as np
 
-from envs.core.errors import SnapshotError
-from envs.core.jit import kernel
-from envs.core.snapshot_fields import action_index
-from envs.core.snapshot_fields import fail as _fail
-from envs.core.snapshot_fields import read_bool as _bool
-from envs.core.snapshot_fields import read_int as _int
-from envs.core.snapshot_fields import read_list as _list
-from envs.core.snapshot_fields import read_obj as _obj
-from envs.core.snapshot_fields import read_str as _str
-from envs.endeavor import data as D
-from envs.endeavor import rules as R
+from meeple_gym.core.errors import SnapshotError
+from meeple_gym.core.jit import kernel
+from meeple_gym.core.snapshot_fields import action_index
+from meeple_gym.core.snapshot_fields import fail as _fail
+from meeple_gym.core.snapshot_fields import read_bool as _bool
+from meeple_gym.core.snapshot_fields import read_int as _int
+from meeple_gym.core.snapshot_fields import read_list as _list
+from meeple_gym.core.snapshot_fields import read_obj as _obj
+from meeple_gym.core.snapshot_fields import read_str as _str
+from meeple_gym.endeavor import data as D
+from meeple_gym.endeavor import rules as R
 
 GAME_NAME = "endeavor"
 SNAPSHOT_VERSION = 1

@@ -1,8 +1,8 @@
 """Slow, plain-Python reference implementation of Everdell (1-4 players; solo against Rugwort).
 
 Written from the rules checklist (EVD-… IDs), the card, event and location facts
-of the project's reference sheets and the tables in ``envs.everdell.data``, not from the Numba
-kernel in ``envs.everdell.rules``. Only the *protocol* is shared with the kernel, so that both
+of the project's reference sheets and the tables in ``meeple_gym.everdell.data``, not from the Numba
+kernel in ``meeple_gym.everdell.rules``. Only the *protocol* is shared with the kernel, so that both
 can be driven with the same actions and compared step by step
 (tests/test_everdell_reference.py): the action layout (``A_*``, ``PAY_*``), the decision kinds
 (``PK_*``), the worker location codes (``W_*``), the sizes and the step cap.
@@ -89,9 +89,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envs.core.rng import STREAM_GAME, PyRng, py_derive_key
-from envs.everdell import data as D
-from envs.everdell.rules import (
+from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell.rules import (
     A_CARD,
     A_CITY,
     A_DONE,
@@ -304,7 +304,7 @@ class Pending:
 
 
 class ReferenceGame:
-    """One game of Everdell with the action layout of ``envs.everdell.rules``."""
+    """One game of Everdell with the action layout of ``meeple_gym.everdell.rules``."""
 
     def __init__(self, seed: int, num_players: int, options: int = 0, index: int = 0):
         self.rng = PyRng(py_derive_key(seed, index, STREAM_GAME))

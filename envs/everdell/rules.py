@@ -15,10 +15,10 @@ his moves come from the game's RNG (the d8) and fixed rules.
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
-from envs.core.sampling import random_legal
-from envs.everdell import data as D
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
+from meeple_gym.core.sampling import random_legal
+from meeple_gym.everdell import data as D
 
 # ---- sizes -----------------------------------------------------------------------------------
 MAXP = 4

@@ -51,16 +51,16 @@ import re
 
 import numpy as np
 
-from envs.core.errors import SnapshotError
-from envs.core.snapshot_fields import action_index
-from envs.core.snapshot_fields import fail as _fail
-from envs.core.snapshot_fields import read_bool as _bool
-from envs.core.snapshot_fields import read_int as _int
-from envs.core.snapshot_fields import read_list as _list
-from envs.core.snapshot_fields import read_obj as _obj
-from envs.core.snapshot_fields import read_str as _str
-from envs.everdell import data as D
-from envs.everdell import rules as R
+from meeple_gym.core.errors import SnapshotError
+from meeple_gym.core.snapshot_fields import action_index
+from meeple_gym.core.snapshot_fields import fail as _fail
+from meeple_gym.core.snapshot_fields import read_bool as _bool
+from meeple_gym.core.snapshot_fields import read_int as _int
+from meeple_gym.core.snapshot_fields import read_list as _list
+from meeple_gym.core.snapshot_fields import read_obj as _obj
+from meeple_gym.core.snapshot_fields import read_str as _str
+from meeple_gym.everdell import data as D
+from meeple_gym.everdell import rules as R
 
 GAME_NAME = "everdell"
 SNAPSHOT_VERSION = 2  # 2: option pass_anytime; passing only from autumn (EVD-E1)

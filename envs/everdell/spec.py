@@ -1,10 +1,10 @@
 """Everdell's ``GameSpec`` and its options (docs/everdell.md, "Options")."""
 
-from encoders import everdell as encoder
-from envs.core.errors import OptionError
-from envs.core.game import GameSpec
-from envs.core.options import check_choice
-from envs.everdell import rules, snapshot
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.game import GameSpec
+from meeple_gym.core.options import check_choice
+from meeple_gym.encoders import everdell as encoder
+from meeple_gym.everdell import rules, snapshot
 
 OPTIONS = {
     # Solo only: Rugwort the Rascal (1), the Rotten (2), the Rapscallion (3); None means 1.

@@ -15,7 +15,7 @@ both interpret these tables; the semantics of each op are in docs/radlands.md.
 
 import numpy as np
 
-from envs.radlands import data
+from meeple_gym.radlands import data
 
 # ---- ops ------------------------------------------------------------------------------------
 OPS = (

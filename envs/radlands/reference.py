@@ -1,10 +1,10 @@
 """Slow, plain-Python reference implementation of Radlands (2 players).
 
 Written from docs/radlands.md (the engine contract), the rules checklist (RAD-… IDs), the card
-tables in ``envs.radlands.data`` and the card programs in ``envs.radlands.effects``, not from
-the Numba kernel in ``envs.radlands.rules``: only the action layout, phase numbers, option bits
-and caps are imported from there, so both can be driven with the same actions and compared
-through ``ReferenceGame.projection()`` (tests/test_radlands_reference.py).
+tables in ``meeple_gym.radlands.data`` and the card programs in ``meeple_gym.radlands.effects``,
+not from the Numba kernel in ``meeple_gym.radlands.rules``: only the action layout, phase
+numbers, option bits and caps are imported from there, so both can be driven with the same
+actions and compared through ``ReferenceGame.projection()`` (tests/test_radlands_reference.py).
 
 The whole game is one Python generator: every decision is a ``yield`` of the deciding player
 and the legal actions, and ``step`` sends the chosen action back in. That keeps each card
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.rng import STREAM_GAME, PyRng, py_derive_key
-from envs.radlands import data as D
-from envs.radlands import effects as FX
-from envs.radlands.rules import (
+from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands import effects as FX
+from meeple_gym.radlands.rules import (
     A_CHOOSE,
     A_DRAW,
     A_END_TURN,
@@ -191,7 +191,7 @@ class Pending:
 
 
 class ReferenceGame:
-    """One 2-player game of Radlands with the action layout of ``envs.radlands.rules``."""
+    """One 2-player game of Radlands with the action layout of ``meeple_gym.radlands.rules``."""
 
     def __init__(self, seed: int, options: int = 0, index: int = 0):
         self.options = int(options)

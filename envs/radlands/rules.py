@@ -17,11 +17,11 @@ to "this card" or "that person" even after columns slide.
 import numpy as np
 from numba import prange
 
-from envs.core.jit import kernel, parallel_kernel
-from envs.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
-from envs.core.sampling import random_legal
-from envs.radlands import data as D
-from envs.radlands.effects import CONDITION, OP, SET, TARGET, compile_programs
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
+from meeple_gym.core.sampling import random_legal
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands.effects import CONDITION, OP, SET, TARGET, compile_programs
 
 # ---- tables ---------------------------------------------------------------------------------
 _PROGRAMS = compile_programs()

@@ -47,31 +47,31 @@ from collections import Counter
 
 import numpy as np
 
-from envs.core.errors import SnapshotError
-from envs.core.snapshot_fields import (
+from meeple_gym.core.errors import SnapshotError
+from meeple_gym.core.snapshot_fields import (
     action_index,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     fail as _fail,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_bool as _bool,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_int as _int,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_list as _list,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_obj as _obj,
 )
-from envs.core.snapshot_fields import (
+from meeple_gym.core.snapshot_fields import (
     read_str as _str,
 )
-from envs.radlands import data as D
-from envs.radlands.effects import OPS, TARGETS
-from envs.radlands.rules import (
+from meeple_gym.radlands import data as D
+from meeple_gym.radlands.effects import OPS, TARGETS
+from meeple_gym.radlands.rules import (
     A_CHOOSE,
     A_DRAW,
     A_END_TURN,

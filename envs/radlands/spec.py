@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from encoders import radlands as encoder
-from envs.core.errors import OptionError
-from envs.core.game import GameSpec
-from envs.core.options import check_choice
-from envs.radlands import rules, snapshot
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.game import GameSpec
+from meeple_gym.core.options import check_choice
+from meeple_gym.encoders import radlands as encoder
+from meeple_gym.radlands import rules, snapshot
 
 OPTIONS = {
     "raiders_slot": 3,  # RAD-I8: the seed's slot 3; 2 is the printed card

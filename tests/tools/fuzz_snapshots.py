@@ -20,9 +20,9 @@ import traceback
 
 import numpy as np
 
-import envs
-from envs import MeepleError, SnapshotError
-from envs.core.sampling import policy_words, random_legal_actions
+import meeple_gym as mg
+from meeple_gym import MeepleError, SnapshotError
+from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 STEPS_AFTER_LOAD = 40
 INTERESTING_INTS = (
@@ -57,8 +57,8 @@ def players_for(spec, rng) -> int:
 
 
 def random_position(game: str, rng):
-    spec = envs.get_spec(game)
-    env = envs.make(game, num_players=players_for(spec, rng))
+    spec = mg.get_spec(game)
+    env = mg.make(game, num_players=players_for(spec, rng))
     env.reset(seed=int(rng.integers(2**32)))
     for _ in range(int(rng.integers(0, 300))):
         obs, _, term, trunc, _ = env.last()
@@ -139,7 +139,7 @@ def fuzz_snapshot(game: str, rng, counts: dict, control: bool) -> None:
     env = random_position(game, rng)
     mutations = 0 if control else int(rng.choice([1, 1, 1, 2, 3]))
     snap = mutate(env.unwrapped.to_dict(), rng, mutations)
-    twin = envs.make(game, num_players=env.unwrapped.num_players)
+    twin = mg.make(game, num_players=env.unwrapped.num_players)
     try:
         twin.unwrapped.from_dict(snap)
     except SnapshotError:
@@ -153,10 +153,10 @@ def fuzz_snapshot(game: str, rng, counts: dict, control: bool) -> None:
 
 
 def fuzz_records(game: str, rng, counts: dict, control: bool) -> None:
-    spec = envs.get_spec(game)
+    spec = mg.get_spec(game)
     n = players_for(spec, rng)
     size = 4
-    batch = envs.make_batch(game, size, n, seed=int(rng.integers(2**32)))
+    batch = mg.make_batch(game, size, n, seed=int(rng.integers(2**32)))
     batch.reset()
     words = policy_words(int(rng.integers(2**32)), size)
     actions = np.zeros(size, np.int64)

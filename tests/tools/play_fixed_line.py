@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 
-from envs.core.rng import game_key
+from meeple_gym.core.rng import game_key
 
 
 def play(game: str, num_players: int, options: int, max_steps: int, seeds=(0, 1)) -> list[str]:
-    rules = importlib.import_module(f"envs.{game}.rules")
+    rules = importlib.import_module(f"meeple_gym.{game}.rules")
     records = []
     for seed in seeds:
         states = np.zeros(1, rules.STATE_DTYPE).view(np.recarray)
@@ -36,7 +36,7 @@ def play(game: str, num_players: int, options: int, max_steps: int, seeds=(0, 1)
 if __name__ == "__main__":
     warnings.simplefilter("ignore")  # uint64 wrap-around warns in plain NumPy: intended
     game, n, options, steps = sys.argv[1], *map(int, sys.argv[2:5])
-    rules = importlib.import_module(f"envs.{game}.rules")
+    rules = importlib.import_module(f"meeple_gym.{game}.rules")
     # a compiled kernel is a Numba dispatcher; with the JIT disabled it is the Python function
     print("compiled" if hasattr(rules.apply_action, "signatures") else "plain-python")
     print("\n".join(play(game, n, options, steps)))
