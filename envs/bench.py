@@ -200,6 +200,7 @@ def kernel_step(
         truncated = np.zeros(size, dtype=np.bool_)
         final_scores = np.zeros((size, spec.seats(num_players)), dtype=np.int32)
         final_lengths = np.zeros(size, dtype=np.int64)
+        final_states = np.zeros(size, dtype=spec.state_dtype)
         spec.reset_batch(states, num_players, seed64, 0, episodes, options)
         spec.legal_masks_batch(states, masks)
         words = policy_words(seed, size)
@@ -219,6 +220,7 @@ def kernel_step(
                 episodes,
                 final_scores,
                 final_lengths,
+                final_states,
                 options,
             )
 

@@ -13,9 +13,10 @@ Conventions
 - ``rewards`` (B, num_players) are the rewards of the step just taken: non-zero only on the
   step that ends a game (the game's terminal rewards, see the game's docs).
 - Auto-reset, same step: a game that ends on ``step`` reports ``terminated``/``truncated`` and
-  its rewards, its final scores are copied to ``final_scores`` (B, num_players) and
-  ``final_lengths``, and the slot is immediately re-dealt; ``observation``,
-  ``legal_mask`` and ``current_player`` already describe the new game.
+  its rewards, its final scores are copied to ``final_scores`` (B, num_players),
+  ``final_lengths`` and its last record to ``final_states``, and the slot is immediately
+  re-dealt; ``observation``, ``legal_mask`` and ``current_player`` already describe the new
+  game.
 - Chance: slot ``i`` on its ``e``-th game deals from RNG key (seed, i, 2e), so a slot's games
   never depend on the batch size or the number of threads.
 
@@ -93,6 +94,7 @@ class BatchEnv:
         self._truncated = np.zeros(b, dtype=np.bool_)
         self._final_scores = np.zeros((b, spec.seats(self.num_players)), dtype=np.int32)
         self._final_lengths = np.zeros(b, dtype=np.int64)
+        self._final_states = np.zeros(b, dtype=spec.state_dtype)
         self._episodes = np.zeros(b, dtype=np.int64)
         self._players = np.zeros(b, dtype=np.int64)
         self._rows = np.arange(b)
@@ -108,6 +110,7 @@ class BatchEnv:
             "truncated": read_only(self._truncated),
             "final_scores": read_only(self._final_scores),
             "final_lengths": read_only(self._final_lengths),
+            "final_states": read_only(self._final_states),
             "episodes": read_only(self._episodes),
             "current_player": read_only(self._states)["current_player"],
         }
@@ -121,6 +124,7 @@ class BatchEnv:
     truncated = property(lambda self: self._views["truncated"])
     final_scores = property(lambda self: self._views["final_scores"])
     final_lengths = property(lambda self: self._views["final_lengths"])
+    final_states = property(lambda self: self._views["final_states"])
     episodes = property(lambda self: self._views["episodes"])
     current_player = property(lambda self: self._views["current_player"])
 
@@ -160,17 +164,7 @@ class BatchEnv:
         fresh arrays, or with ``copy=False`` read-only views that the next step overwrites."""
         if not self._ready:
             raise ActionError("call reset() before step()")
-        acts = self._check_actions(actions)
-        check_fork_safe()
-        if self._single_thread:
-            previous = numba.get_num_threads()
-            numba.set_num_threads(1)
-            try:
-                self._step_kernels(acts)
-            finally:
-                numba.set_num_threads(previous)
-        else:
-            self._step_kernels(acts)
+        self._step_kernels(self._check_actions(actions))
         views = self._views
         return (
             self._out(views["observation"]),
@@ -179,7 +173,23 @@ class BatchEnv:
             self._out(views["truncated"]),
         )
 
-    def _step_kernels(self, acts):
+    def _step_kernels(self, acts, observe: bool = True):
+        """The step kernel on checked int64 ``acts``; a game whose action is -1 is left as it
+        is. ``observe=False`` skips encoding (the vector env's opponent sub-steps)."""
+        check_fork_safe()
+        if self._single_thread:
+            previous = numba.get_num_threads()
+            numba.set_num_threads(1)
+            try:
+                self._run_step_batch(acts)
+            finally:
+                numba.set_num_threads(previous)
+        else:
+            self._run_step_batch(acts)
+        if observe:
+            self._observe()
+
+    def _run_step_batch(self, acts):
         self.spec.step_batch(
             self._states,
             acts,
@@ -192,9 +202,9 @@ class BatchEnv:
             self._episodes,
             self._final_scores,
             self._final_lengths,
+            self._final_states,
             self.options_code,
         )
-        self._observe()
 
     def _check_actions(self, actions) -> np.ndarray:
         arr = np.asarray(actions)

@@ -15,8 +15,9 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 - ``reset_batch(states, num_players, seed, first_index, episodes, options)`` and
   ``legal_masks_batch(states, masks)``.
 - ``step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed,
-  episodes, final_scores, final_lengths, options)``: step, auto-reset finished games, refresh
-  masks.
+  episodes, final_scores, final_lengths, final_states, options)``: step, keep the terminal
+  record of a finished game in ``final_states``, auto-reset it, refresh masks; a game whose
+  action is negative is skipped.
 - ``random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, lengths,
   scores, winners, truncated, options)``.
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the

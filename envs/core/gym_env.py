@@ -265,5 +265,8 @@ def register_envs() -> None:
         if env_id in gymnasium.registry:
             continue
         gymnasium.register(
-            id=env_id, entry_point="meeple_gym.core.gym_env:SingleAgentEnv", kwargs={"game": game}
+            id=env_id,
+            entry_point="meeple_gym.core.gym_env:SingleAgentEnv",
+            vector_entry_point="meeple_gym.core.vector_env:BatchVectorEnv",
+            kwargs={"game": game},
         )

@@ -2539,9 +2539,15 @@ def step_batch(
     episodes,
     final_scores,
     final_lengths,
+    final_states,
     options=0,
 ):
     for i in prange(states.shape[0]):
+        if actions[i] < 0:  # no move in this game on this call (vector env sub-steps)
+            rewards[i, :] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+            continue
         apply_action(states, i, actions[i])
         s = states[i]
         rewards_into(s, rewards[i])
@@ -2551,6 +2557,7 @@ def step_batch(
             for p in range(num_players):
                 final_scores[i, p] = s.score[p]
             final_lengths[i] = s.step_count
+            final_states[i] = s  # kept: the re-deal below overwrites it
             episodes[i] += 1
             key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
             init_game(states, i, num_players, key, options)

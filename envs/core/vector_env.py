@@ -1,0 +1,449 @@
+"""A Gymnasium vector env over the batched Numba kernels (issue 12, part 3).
+
+>>> import gymnasium, meeple_gym
+>>> envs = gymnasium.make_vec("meeple_gym/Century-v0", num_envs=1024,
+...                           vectorization_mode="vector_entry_point", opponent="random")
+>>> obs, info = envs.reset(seed=0)             # obs (N, obs_size); info["action_mask"] (N, A)
+>>> obs, rewards, terminations, truncations, info = envs.step(actions)   # actions (N,)
+
+Each row is one game of a ``BatchEnv`` (``meeple_gym.core.batch``). In the default learner
+mode one seat per row is the learner and the other seats are played inside ``reset``/``step``
+by the opponent, batched over every row where an opponent is to act ("random" draws with the
+Numba sampler, "heuristic" with the game's batched heuristic), until every row waits for its
+learner: each returned row is a learner decision. With ``opponent="self"`` (or ``None``) every
+seat is the learner and each row is returned at whoever is to act (``info["seat"]``).
+
+Auto-reset is ``AutoresetMode.SAME_STEP``: a row whose episode ended on this step returns the
+new episode's first observation, and the last observation and info of the finished episode are
+in ``info["final_obs"]`` / ``info["final_info"]`` (with the masks ``info["_final_obs"]`` /
+``info["_final_info"]``), exactly as ``gymnasium.vector.SyncVectorEnv`` lays them out.
+
+Seeding: ``reset(seed=s)`` uses ``s`` as the batch seed, so row ``i`` deals the same games as
+row ``i`` of ``mg.make_batch(game, N, seed=s)``; the learner seat of row ``i``'s ``e``-th
+episode comes from RNG key (s, i, 2e + 3) and the random opponent of row ``i`` draws from key
+(s, i, 1). A row's play therefore depends on the seed and that row's learner actions only, not
+on the batch size or the number of threads. ``reset()`` without a seed draws a new batch seed
+from the env's ``np_random``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from meeple_gym.core.errors import (
+    ActionError,
+    IllegalActionError,
+    NotResetError,
+    OptionError,
+)
+from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
+from meeple_gym.core.options import check_int, short_repr
+from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
+
+SELF_PLAY = ("self", None)
+# Seat draws use the odd RNG streams 2e + 3: deals use the even ones and the random policy 1.
+_SEAT_STREAM_OFFSET = 3
+# Opponent sub-steps allowed per step before giving up (a game never needs this many in a
+# row; this only turns an endless loop into an error).
+_MAX_OPPONENT_SUBSTEPS = 100_000
+
+_U = np.uint64
+
+
+def _mix64(z: np.ndarray) -> np.ndarray:
+    """``meeple_gym.core.rng.mix64`` over a uint64 array (array arithmetic wraps silently)."""
+    z = (z ^ (z >> _U(30))) * _U(MIX1)
+    z = (z ^ (z >> _U(27))) * _U(MIX2)
+    return z ^ (z >> _U(31))
+
+
+def derive_keys(seed, index: np.ndarray, stream: np.ndarray) -> np.ndarray:
+    """``meeple_gym.core.rng.derive_key`` for arrays of indices and streams."""
+    index = np.asarray(index, dtype=np.uint64)
+    stream = np.asarray(stream, dtype=np.uint64)
+    k = _mix64(np.full(index.shape, seed, dtype=np.uint64) + _U(GOLDEN))
+    k = _mix64(k ^ (index + _U(GOLDEN)))
+    return _mix64(k ^ (stream * _U(MIX1) + _U(GOLDEN)))
+
+
+class BatchVectorEnv(VectorEnv):
+    """``num_envs`` games of one kind as a ``gymnasium.vector.VectorEnv``; see the module
+    docstring and docs/gymnasium.md ("Vector env").
+
+    Args:
+        game: a game name (``meeple_gym.available_games()``).
+        num_envs: rows (games stepped together).
+        num_players: seats at the table (default 2; 1 for Everdell solo against Rugwort).
+        opponent: ``"random"`` (default), ``"heuristic"``, ``"package.module:Agent"`` or an
+            agent object with ``act_batch(observations, masks)``; ``"self"`` or ``None`` for
+            self-play (every seat is the learner).
+        seat: the learner's seat, or ``None`` (default) for a random seat per episode.
+        illegal_action: ``"raise"`` (``IllegalActionError``, nothing changes) or ``"lose"``
+            (that row's episode ends: terminated, reward -1, ``final_info["illegal_action"]``).
+        copy: ``True`` (default): every returned array is fresh. ``False``: the observation
+            and ``info["action_mask"]`` are read-only views of the batch's buffers, which the
+            next ``step``/``reset`` overwrites (copy what you keep).
+        **options: game options, as for ``meeple_gym.make_batch``.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        game: str = "century",
+        num_envs: int = 1,
+        num_players: int = 2,
+        opponent="random",
+        seat: int | None = None,
+        illegal_action: str = "raise",
+        copy: bool = True,
+        render_mode: str | None = None,
+        **options,
+    ):
+        import meeple_gym as mg
+
+        num_envs = check_int("num_envs", num_envs, 1, None)
+        if render_mode is not None:
+            raise OptionError(
+                f"the vector env does not render; render_mode must be None, got {render_mode!r}"
+            )
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise OptionError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
+            )
+        if not isinstance(copy, (bool, np.bool_)):
+            raise OptionError(f"copy must be a bool, got {type(copy).__name__} {short_repr(copy)}")
+        self._batch = mg.make_batch(game, num_envs, num_players, seed=0, copy=False, **options)
+        self.game = game
+        self.num_envs = num_envs
+        self.num_players = self._batch.num_players
+        self.illegal_action = illegal_action
+        self.copy = bool(copy)
+        self.render_mode = None
+        self.self_play = opponent in SELF_PLAY if isinstance(opponent, (str, type(None))) else False
+        if seat is not None:
+            if self.self_play:
+                raise OptionError("seat is for learner mode; in self-play every seat learns")
+            if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
+                raise OptionError(f"seat must be None or an int, got {type(seat).__name__}")
+            if not 0 <= seat < self.num_players:
+                raise OptionError(
+                    f"seat must be in [0, {self.num_players}) for {self.num_players} players, "
+                    f"got {seat}"
+                )
+            seat = int(seat)
+        self.fixed_seat = seat
+        self.opponent = opponent
+        self._agent = None  # the act_batch opponent, built at reset (None for random/self)
+        if not self.self_play and opponent != "random":
+            from meeple_gym.baselines.evaluate import make_agent
+
+            if isinstance(opponent, str) and opponent != "heuristic" and ":" not in opponent:
+                raise OptionError(
+                    'opponent must be "random", "heuristic", "self", None, '
+                    f'"package.module:Agent" or an agent with act_batch; got {opponent!r}'
+                )
+            make_agent(opponent, game, 0)  # a bad opponent fails here, not at reset
+
+        spec = self._batch.spec
+        self.single_observation_space = spaces.Box(
+            low=0.0, high=spec.obs_high, shape=(spec.obs_size,), dtype=np.float32
+        )
+        self.single_action_space = spaces.Discrete(spec.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.metadata = dict(self.metadata, name=f"meeple_{game}_vector_v0")
+
+        self._rows = np.arange(num_envs)
+        self._seat = np.zeros(num_envs, dtype=np.int64)
+        self._words = np.zeros(num_envs, dtype=np.uint64)
+        self._seed = 0
+        self._ready = False
+        self._begin_step()
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal every row afresh. ``options`` is accepted for API compatibility and ignored:
+        game options go to the constructor."""
+        del options
+        if seed is not None:
+            seed = check_int("seed", seed, 0, (1 << 64) - 1)
+        super().reset(seed=seed)  # seeds self.np_random
+        if seed is None:
+            seed = int(self.np_random.integers(2**63))
+        self._seed = seed
+        batch = self._batch
+        batch.reset(seed)
+        if not self.self_play and self.opponent != "random":
+            from meeple_gym.baselines.evaluate import make_agent
+
+            self._agent = make_agent(self.opponent, self.game, seed & (2**63 - 1))
+        if not self.self_play and self.opponent == "random":
+            from meeple_gym.core.sampling import policy_words
+
+            self._words = policy_words(seed, self.num_envs)
+        self._ready = True
+        self._begin_step()
+        self._draw_seats(self._rows)
+        self._play_opponents()
+        batch._observe()
+        if self.self_play:
+            self._seat[:] = batch._states["current_player"]
+        obs = self._out(batch._observation, batch.observation)
+        return obs, self._info(final=False)
+
+    def step(self, actions):
+        """One action per row for its learner (``info["seat"]``). Returns (obs, rewards,
+        terminations, truncations, info); rewards are (N,) float64 for the learner, or
+        (N, num_players) per seat in self-play."""
+        if not self._ready:
+            raise NotResetError("call reset() before step()")
+        batch = self._batch
+        acts = self._check_actions(actions)
+        illegal = batch._mask[self._rows, acts] == 0
+        if illegal.any():
+            if self.illegal_action == "raise":
+                g = int(np.flatnonzero(illegal)[0])
+                a = int(acts[g])
+                raise IllegalActionError(
+                    f"action {a} ({batch.spec.action_to_string(batch._states, g, a)}) is illegal "
+                    f"for seat {int(self._seat[g])} in game {g} ({int(illegal.sum())} games "
+                    f"affected); legal there: {np.flatnonzero(batch._mask[g]).tolist()}"
+                )
+            acts[illegal] = -1
+        self._begin_step()
+        if illegal.any():
+            self._forfeit(np.flatnonzero(illegal))
+        batch._step_kernels(acts, observe=False)
+        self._collect_ends()
+        self._play_opponents()
+        batch._observe()
+        if self.self_play:
+            self._seat[:] = batch._states["current_player"]
+        obs = self._out(batch._observation, batch.observation)
+        return obs, self._reward, self._terminated, self._truncated, self._info(final=True)
+
+    def close_extras(self, **kwargs):
+        self._ready = False
+
+    # ---- internals ------------------------------------------------------------------------
+    def _out(self, private: np.ndarray, view: np.ndarray) -> np.ndarray:
+        return private.copy() if self.copy else view
+
+    def _begin_step(self) -> None:
+        n = self.num_envs
+        shape = (n, self.num_players) if self.self_play else (n,)
+        self._reward = np.zeros(shape, dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
+        self._ended = np.zeros(n, dtype=np.bool_)
+        self._illegal = np.zeros(n, dtype=np.bool_)
+        self._final_obs: list[tuple[np.ndarray, np.ndarray]] = []
+        self._final_seat = np.zeros(n, dtype=np.int64)
+        self._final_score = np.zeros(shape, dtype=np.int64)
+
+    def _draw_seats(self, rows: np.ndarray) -> None:
+        """The learner seat of each row's current episode (learner mode)."""
+        if self.self_play or rows.size == 0:
+            return
+        if self.fixed_seat is not None:
+            self._seat[rows] = self.fixed_seat
+            return
+        episodes = self._batch._episodes[rows].astype(np.uint64)
+        keys = derive_keys(self._seed, rows, episodes * _U(2) + _U(_SEAT_STREAM_OFFSET))
+        self._seat[rows] = (keys % _U(self.num_players)).astype(np.int64)
+
+    def _check_actions(self, actions) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ActionError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ActionError(f"actions must be an integer array, got dtype {arr.dtype}")
+        n = self.single_action_space.n
+        bad = np.flatnonzero((arr < 0) | (arr >= n))
+        if bad.size:
+            raise ActionError(
+                f"action {arr[bad[0]]} in game {bad[0]} is out of range [0, {n}) "
+                f"({bad.size} games affected)"
+            )
+        return arr.astype(np.int64, copy=True)
+
+    def _end_rows(self, rows: np.ndarray, final_obs: np.ndarray) -> None:
+        """Record the end of the episode of ``rows`` seen by this step's learner."""
+        self._ended[rows] = True
+        self._final_seat[rows] = self._seat[rows]
+        self._final_obs.append((rows, final_obs))
+
+    def _forfeit(self, rows: np.ndarray) -> None:
+        """``illegal_action="lose"``: each of ``rows`` ends as a loss for the seat that moved
+        and is dealt its next game (the kernel skips them: their action is -1)."""
+        batch = self._batch
+        self._end_rows(rows, batch._observation[rows].copy())
+        self._terminated[rows] = True
+        self._illegal[rows] = True
+        if self.self_play:
+            self._reward[rows, self._seat[rows]] = ILLEGAL_ACTION_REWARD
+        else:
+            self._reward[rows] = ILLEGAL_ACTION_REWARD
+        spec = batch.spec
+        for r in rows.tolist():
+            batch._episodes[r] += 1
+            one = slice(r, r + 1)
+            spec.reset_batch(
+                batch._states[one],
+                batch.num_players,
+                batch.seed,
+                r,
+                batch._episodes[one],
+                batch.options_code,
+            )
+            spec.legal_masks_batch(batch._states[one], batch._mask[one])
+        self._draw_seats(rows)
+
+    def _collect_ends(self) -> None:
+        """After a kernel call: record the rows whose game just ended and draw new seats."""
+        batch = self._batch
+        finished = batch._terminated | batch._truncated
+        if not finished.any():
+            return
+        rows = np.flatnonzero(finished)
+        # A row that already ended in this step re-ended before its learner moved (the learner
+        # never saw that game): nothing to report.
+        new = rows[~self._ended[rows]]
+        if new.size:
+            seats = self._seat[new]
+            states = batch._final_states[new]
+            obs = np.zeros((new.size, batch.spec.obs_size), dtype=np.float32)
+            batch.spec.encode_batch(states, seats.copy(), obs)
+            self._end_rows(new, obs)
+            self._terminated[new] = batch._terminated[new]
+            self._truncated[new] = batch._truncated[new]
+            if self.self_play:
+                p = self.num_players
+                self._reward[new] = batch._rewards[new, :p]
+                self._final_score[new] = batch._final_scores[new, :p]
+            else:
+                self._reward[new] = batch._rewards[new, seats]
+                self._final_score[new] = batch._final_scores[new, seats]
+        self._draw_seats(rows)
+
+    def _play_opponents(self) -> None:
+        """Opponent sub-steps, batched over the rows where an opponent is to act, until every
+        row waits for its learner."""
+        if self.self_play:
+            return
+        batch = self._batch
+        acts = np.empty(self.num_envs, dtype=np.int64)
+        for _ in range(_MAX_OPPONENT_SUBSTEPS):
+            to_act = batch._states["current_player"] != self._seat
+            if not to_act.any():
+                return
+            rows = np.flatnonzero(to_act)
+            acts[:] = -1
+            acts[rows] = self._opponent_actions(rows)
+            batch._step_kernels(acts, observe=False)
+            self._collect_ends()
+        raise RuntimeError(  # pragma: no cover - no game plays this long without the learner
+            f"{self.game}: opponents moved {_MAX_OPPONENT_SUBSTEPS} times without the learner"
+        )
+
+    def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        batch = self._batch
+        masks = batch._mask[rows]
+        if self._agent is None:  # "random": the Numba sampler, one RNG word per row
+            from meeple_gym.core.sampling import random_legal_actions
+
+            words = self._words[rows]
+            out = np.empty(rows.size, dtype=np.int64)
+            random_legal_actions(masks, words, out)
+            self._words[rows] = words
+            return out
+        players = batch._states["current_player"][rows].astype(np.int64)
+        obs = np.zeros((rows.size, batch.spec.obs_size), dtype=np.float32)
+        batch.spec.encode_batch(batch._states[rows], players, obs)
+        out = np.asarray(self._agent.act_batch(obs, masks))
+        ok = out.shape == (rows.size,) and out.dtype.kind in "iu"
+        ok = ok and bool(((out >= 0) & (out < masks.shape[1])).all())
+        if not ok or not masks[np.arange(rows.size), out].all():
+            raise ActionError(f"opponent {self.opponent!r} returned an illegal or malformed action")
+        return out.astype(np.int64)
+
+    def _info(self, final: bool) -> dict:
+        n = self.num_envs
+        batch = self._batch
+        everyone = np.ones(n, dtype=np.bool_)
+        info = {
+            "action_mask": self._out(batch._mask, batch.legal_mask),
+            "_action_mask": everyone,
+            "seat": self._seat.copy(),
+            "_seat": everyone.copy(),
+        }
+        if not (final and self._ended.any()):
+            return info
+        ended = self._ended.copy()
+        final_obs = np.full(n, None, dtype=object)
+        for rows, obs in self._final_obs:
+            for j, r in enumerate(rows.tolist()):
+                final_obs[r] = obs[j]
+        scored = ended & ~self._illegal
+        final_info = {
+            "action_mask": np.zeros((n, batch.spec.num_actions), dtype=np.int8),
+            "_action_mask": ended,
+            "seat": self._final_seat,
+            "_seat": ended.copy(),
+        }
+        if scored.any():
+            final_info["score"] = self._final_score
+            final_info["_score"] = scored
+        if self._illegal.any():
+            final_info["illegal_action"] = self._illegal.copy()
+            final_info["_illegal_action"] = self._illegal.copy()
+        info.update(
+            final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
+        )
+        return info
+
+    # ---- tools ----------------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """Each row's legal actions as bool (N, num_actions) (sb3-contrib's MaskablePPO)."""
+        if not self._ready:
+            raise NotResetError("call reset() before action_masks()")
+        return self._batch._mask.astype(bool)
+
+    @property
+    def batch(self):
+        """The underlying ``BatchEnv`` (read its views; stepping it desynchronises this env)."""
+        return self._batch
+
+    # ---- pickling -------------------------------------------------------------------------
+    def __getstate__(self):
+        # The batch's read-only views alias its buffers; rebuild them on load.
+        state = {k: v for k, v in self.__dict__.items() if k != "_batch"}
+        batch = self._batch
+        state["_batch_init"] = (self.game, self.num_envs, self.num_players, batch.options)
+        state["_batch_data"] = (
+            batch._states.copy(),
+            batch._episodes.copy(),
+            batch._mask.copy(),
+            batch.seed,
+            batch._ready,
+        )
+        return state
+
+    def __setstate__(self, state):
+        import meeple_gym as mg
+
+        game, n, players, options = state.pop("_batch_init")
+        states, episodes, mask, seed, ready = state.pop("_batch_data")
+        self.__dict__.update(state)
+        batch = mg.make_batch(game, n, players, seed=int(seed), copy=False, **options)
+        batch._states[:] = states
+        batch._episodes[:] = episodes
+        batch._mask[:] = mask
+        batch._ready = ready
+        if ready:
+            batch._observe()
+        self._batch = batch
