@@ -11,6 +11,8 @@
   (``random_rollout``), per player count and thread count. A step is one sub-decision.
 - ``startup``: first-call compile time (a fresh process with an empty ``MEEPLE_GYM_CACHE_DIR``)
   and warm start (a fresh process with that cache filled): import + make + reset + 1st step.
+- ``vector_env``: learner steps/s of the Gymnasium vector env (``make_vec``, random opponent
+  played inside the batch) against ``BatchEnv.step`` steps/s on the same batch size.
 - ``aec``: the PettingZoo loop (``agent_iter``/``last``/``step``) with random legal actions.
 - ``reference``: the slow pure-Python rules (where the game has one) on the same games.
 
@@ -49,6 +51,8 @@ TARGETS = {
     "everdell": {"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
     "endeavor": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 }
+# Issue 12: the vector env keeps at least half of BatchEnv's steps/s (every game).
+VECTOR_ENV_MIN_RATIO = 0.5
 # game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
 # players). The class has legal_actions(), step(action) and is_over.
 REFERENCES = {
@@ -228,6 +232,72 @@ def kernel_step(
 
     runs = _step_runs(make_step, batch_sizes, threads, seconds)
     return {"num_players": num_players, "runs": runs, **_best(runs)}
+
+
+def vector_env(
+    game: str,
+    num_players: int = 2,
+    batch_size: int = 1024,
+    threads=(1, 2),
+    seconds: float = 1.0,
+    seed: int = 0,
+) -> dict:
+    """Learner steps/s of ``gymnasium.make_vec(..., opponent="random")`` against
+    ``BatchEnv.step`` steps/s on the same batch size, per thread count.
+
+    A learner step includes the opponent sub-steps played inside the batch until every row
+    waits for its learner, so with 2 players it holds about two game steps. Both envs hand back
+    their buffers (``copy=False``) and both policies draw with ``random_legal_actions``."""
+    import gymnasium
+
+    from meeple_gym.core.gym_env import GAME_IDS
+
+    def make_batch_step(size):
+        batch = mg.make_batch(game, size, num_players, seed, copy=False)
+        batch.reset()
+        words = policy_words(seed, size)
+        actions = np.empty(size, dtype=np.int64)
+
+        def step():
+            random_legal_actions(batch.legal_mask, words, actions)
+            batch.step(actions)
+
+        return step
+
+    def make_vector_step(size):
+        env = gymnasium.make_vec(
+            GAME_IDS[game],
+            num_envs=size,
+            vectorization_mode="vector_entry_point",
+            num_players=num_players,
+            opponent="random",
+            copy=False,
+        )
+        _, info = env.reset(seed=seed)
+        words = policy_words(seed + 1, size)
+        actions = np.empty(size, dtype=np.int64)
+        state = {"mask": info["action_mask"]}
+
+        def step():
+            random_legal_actions(state["mask"], words, actions)
+            state["mask"] = env.step(actions)[4]["action_mask"]
+
+        return step
+
+    batch_runs = _step_runs(make_batch_step, [batch_size], threads, seconds)
+    vector_runs = _step_runs(make_vector_step, [batch_size], threads, seconds)
+    runs = []
+    for b, v in zip(batch_runs, vector_runs, strict=True):
+        runs.append(
+            {
+                "batch_size": batch_size,
+                "threads": b["threads"],
+                "batch_steps_per_s": b["steps_per_s"],
+                "vector_learner_steps_per_s": v["steps_per_s"],
+                "ratio": v["steps_per_s"] / b["steps_per_s"],
+            }
+        )
+    return {"num_players": num_players, "opponent": "random", "runs": runs}
 
 
 def rollout(game: str, player_counts=None, threads=(1, 2), seconds: float = 1.0, seed: int = 0):
@@ -430,8 +500,13 @@ def _targets(result: dict, game: str) -> list[dict]:
         "aec_steps_per_s": min(r["steps_per_s"] for r in aec_runs),
         "warm_start_s": result["startup"]["warm_start_s"] if result.get("startup") else None,
     }
+    targets = dict(TARGETS.get(game, {}))
+    if result.get("vector_env"):
+        ratios = [r["ratio"] for r in result["vector_env"]["runs"]]
+        measured["vector_env_vs_batch_ratio"] = min(ratios)
+        targets["vector_env_vs_batch_ratio"] = VECTOR_ENV_MIN_RATIO
     rows = []
-    for name, target in TARGETS.get(game, {}).items():
+    for name, target in targets.items():
         value = measured[name]
         if value is None:
             met = None
@@ -470,6 +545,8 @@ def run_all(
     result["batched_step"] = batched_step(game, batch_sizes=sizes, seconds=0.8 * scale)
     log("the same through the rules kernel alone (no checks, no observations)")
     result["kernel_step"] = kernel_step(game, seconds=0.5 * scale)
+    log("Gymnasium vector env (random opponent) against BatchEnv.step, batch 1024")
+    result["vector_env"] = vector_env(game, seconds=1.0 * scale)
     log("in-kernel random rollouts")
     result["rollout"] = rollout(game, counts, seconds=1.0 * scale)
     log("PettingZoo AEC loop")
@@ -512,6 +589,18 @@ def format_summary(result: dict) -> str:
         f"{_fmt(k['best_steps_per_s'])} steps/s (batch {k['best_batch_size']}, "
         f"{k['best_threads']} thread(s))"
     )
+    if result.get("vector_env"):
+        v = result["vector_env"]
+        lines.append(
+            f"\nGymnasium vector env vs BatchEnv.step ({v['num_players']} players, random "
+            "opponent; learner steps/s vs steps/s):"
+        )
+        for r in v["runs"]:
+            lines.append(
+                f"  batch {r['batch_size']}, {r['threads']} thread(s): vector env "
+                f"{_fmt(r['vector_learner_steps_per_s'])}, BatchEnv {_fmt(r['batch_steps_per_s'])}"
+                f"  (ratio {r['ratio']:.2f})"
+            )
     lines.append("\nin-kernel random_rollout (complete games):")
     lines.append("  players threads        games/s          steps/s  mean length")
     for r in result["rollout"]["runs"]:

@@ -28,11 +28,13 @@ from the env's ``np_random``.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from meeple_gym.core.batch import PARALLEL_MIN_BATCH
 from meeple_gym.core.errors import (
     ActionError,
     IllegalActionError,
@@ -344,7 +346,17 @@ class BatchVectorEnv(VectorEnv):
             rows = np.flatnonzero(to_act)
             acts[:] = -1
             acts[rows] = self._opponent_actions(rows)
-            batch._step_kernels(acts, observe=False)
+            threads = numba.get_num_threads()
+            if rows.size < PARALLEL_MIN_BATCH < self.num_envs and threads > 1:
+                # The long tail of sub-steps moves few games: waking a second thread for
+                # them costs more than it saves (as BatchEnv does for small batches).
+                numba.set_num_threads(1)
+                try:
+                    batch._step_kernels(acts, observe=False)
+                finally:
+                    numba.set_num_threads(threads)
+            else:
+                batch._step_kernels(acts, observe=False)
             self._collect_ends()
         raise RuntimeError(  # pragma: no cover - no game plays this long without the learner
             f"{self.game}: opponents moved {_MAX_OPPONENT_SUBSTEPS} times without the learner"
