@@ -5,6 +5,7 @@
 ['century', 'endeavor', 'everdell', 'radlands']
 >>> env = mg.make("century", num_players=3)          # PettingZoo AEC env
 >>> batch = mg.make_batch("century", 1024, 3, seed=0) # Numba-backed batch
+>>> par = mg.make_parallel("century", num_players=3)  # PettingZoo Parallel env
 """
 
 from meeple_gym.core.errors import (
@@ -18,6 +19,7 @@ from meeple_gym.core.errors import (
     UnknownGameError,
 )
 from meeple_gym.core.gym_env import SingleAgentEnv, register_envs
+from meeple_gym.core.parallel import make_parallel
 from meeple_gym.core.registry import available_games, get_spec, make, make_batch
 
 register_envs()  # gymnasium.make("meeple_gym/Century-v0", ...) works after this import
@@ -36,5 +38,6 @@ __all__ = [
     "get_spec",
     "make",
     "make_batch",
+    "make_parallel",
     "register_envs",
 ]

@@ -21,6 +21,7 @@ Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/co
 """
 
 from meeple_gym.century.spec import SPEC
-from meeple_gym.core import aec
+from meeple_gym.core import aec, parallel
 
 raw_env, env = aec.module_envs(SPEC, __name__)
+parallel_env = parallel.module_parallel_env(env, __name__)

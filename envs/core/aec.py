@@ -6,14 +6,22 @@ kernels as the batched env.
 
 - Agents are ``player_0 … player_{n-1}`` (seats). The agent to act is whoever decides next,
   including sub-decisions (``agent_selection``).
-- Observation: ``{"observation": float32 vector, "action_mask": int8 vector}``; the mask is
-  all zeros for an agent who is not to act. Spaces are built once and the same objects are
-  returned on every call.
+- Observation (``observation_mode="dict"``, the default): ``{"observation": float32 vector,
+  "action_mask": int8 vector}``; the mask is all zeros for an agent who is not to act. With
+  ``observation_mode="flat"`` the observation is the float32 vector alone (a ``Box``, for
+  SuperSuit's observation wrappers and RLlib's default encoders) and the mask is in
+  ``infos[agent]["action_mask"]``. Spaces are built once and the same objects are returned
+  on every call. ``action_masks()`` gives the acting agent's mask as bool.
 - Rewards come only on the step that ends the game (see the game's docs for the values).
-- Illegal actions **raise** ``IllegalActionError`` and leave the game unchanged; out-of-range
-  or non-integer actions raise ``ActionError``. For PettingZoo's penalise-and-end convention
-  wrap the env in ``pettingzoo.utils.wrappers.TerminateIllegalWrapper``: it checks the mask
-  before the action reaches this env.
+- Illegal actions (``illegal_action="raise"``, the default) **raise** ``IllegalActionError``
+  and leave the game unchanged. With ``illegal_action="lose"`` an in-range action the mask
+  forbids ends the game: the actor gets ``ILLEGAL_ACTION_REWARD`` (-1), every other agent 0
+  (PettingZoo's ``TerminateIllegalWrapper`` convention), all are terminated, and the actor's
+  info holds ``"illegal_action": True`` (the others' ``False``). Out-of-range or non-integer
+  actions raise ``ActionError`` in both modes.
+- ``state()`` / ``state_space``: privileged information for centralised critics, every
+  seat's observation concatenated plus a one-hot of the seat to act (docs/pettingzoo.md).
+- ``render_mode``: ``"ansi"`` returns the text board, ``"human"`` prints it.
 - After the end, each agent steps ``None`` once to leave (PettingZoo convention); any other
   action, or a step once every agent has left, raises ``GameOverError``.
 - ``to_dict()``/``from_dict()`` save and restore any position (JSON-safe, exact, RNG
@@ -43,18 +51,40 @@ from meeple_gym.core.game import GameSpec
 from meeple_gym.core.options import check_action
 from meeple_gym.core.rng import game_key
 
-RENDER_MODES = ("ansi",)
+RENDER_MODES = ("ansi", "human")
+OBSERVATION_MODES = ("dict", "flat")
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+ILLEGAL_ACTION_REWARD = -1.0
+# Keywords of the env itself (the rest of make()'s keywords are game options).
+ENV_KEYWORDS = ("illegal_action", "observation_mode")
+
+
+def _check_mode(name: str, value, allowed: tuple) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise OptionError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
 
 
 class MeepleAECEnv(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, spec: GameSpec, num_players: int, render_mode: str | None = None, **options):
+    def __init__(
+        self,
+        spec: GameSpec,
+        num_players: int,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        observation_mode: str = "dict",
+        **options,
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise OptionError(
                 f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}"
             )
+        self.illegal_action = _check_mode("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.observation_mode = _check_mode("observation_mode", observation_mode, OBSERVATION_MODES)
+        self._flat = observation_mode == "flat"
         self.spec = spec
         self.options = options
         self._options_code = spec.options_code({**spec.options, **options}, num_players)
@@ -63,20 +93,29 @@ class MeepleAECEnv(AECEnv):
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=0.0, high=spec.obs_high, shape=(spec.obs_size,), dtype=np.float32
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
-            }
+        vector_space = spaces.Box(
+            low=0.0, high=spec.obs_high, shape=(spec.obs_size,), dtype=np.float32
         )
+        mask_space = spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8)
+        obs_space = (
+            vector_space
+            if self._flat
+            else spaces.Dict({"observation": vector_space, "action_mask": mask_space})
+        )
+        # state(): every seat's observation, then a one-hot of the seat to act
+        self._state_size = num_players * spec.obs_size + num_players
+        seat_high = np.broadcast_to(np.asarray(spec.obs_high, np.float32), (spec.obs_size,))
+        state_high = np.concatenate(
+            [np.tile(seat_high, num_players), np.ones(num_players, np.float32)]
+        )
+        self.state_space = spaces.Box(low=0.0, high=state_high, dtype=np.float32)
         act_space = spaces.Discrete(spec.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._bind(np.zeros(1, dtype=spec.state_dtype))
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
         self._no_mask = np.zeros(spec.num_actions, dtype=np.int8)
+        self._no_mask.setflags(write=False)  # shared by every flat-mode info of a waiting agent
         self._num_actions = spec.num_actions
         self._reward_buf = np.zeros(spec.max_players, dtype=np.float32)
         self._seed: np.uint64 | None = None
@@ -122,7 +161,6 @@ class MeepleAECEnv(AECEnv):
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
         record = self._states[0]
         ended_by_rules = bool(record["terminated"])
         ended_by_cap = bool(record["truncated"])
@@ -130,6 +168,13 @@ class MeepleAECEnv(AECEnv):
         self.truncations = {a: ended_by_cap for a in self.agents}
         self.agent_selection = self.agents[int(record["current_player"])]
         self.spec.legal_mask_into(self._states, 0, self._mask)
+        if ended_by_rules or ended_by_cap:
+            self._mask[:] = 0
+        if self._flat:
+            self.infos = {a: {"action_mask": self._no_mask} for a in self.agents}
+            self.infos[self.agent_selection] = {"action_mask": self._mask.copy()}
+        else:
+            self.infos = {a: {} for a in self.agents}
 
     def _require_reset(self, what: str) -> None:
         if not self._has_reset:
@@ -150,10 +195,43 @@ class MeepleAECEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         out = np.empty(self.spec.obs_size, dtype=np.float32)
         self.spec.encode_into(self._states, 0, seat, out)
+        if self._flat:
+            return out
+        return {"observation": out, "action_mask": self._mask_of(agent).copy()}
+
+    def _mask_of(self, agent) -> np.ndarray:
+        """The live mask if ``agent`` is to act, else the shared zeros (do not hand out)."""
         to_act = agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
         )
-        return {"observation": out, "action_mask": (self._mask if to_act else self._no_mask).copy()}
+        return self._mask if to_act else self._no_mask
+
+    def action_masks(self, agent=None) -> np.ndarray:
+        """The legal actions of ``agent`` (default: the agent to act) as a fresh bool vector;
+        all False for an agent who is not to act and once the game is over. (Observations and
+        infos carry int8 masks, which gymnasium's ``Discrete.sample(mask)`` requires.)"""
+        self._require_reset("action_masks()")
+        if agent is None:
+            agent = self.agent_selection
+        elif agent not in self.agent_name_mapping:
+            raise OptionError(
+                f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}"
+            )
+        return self._mask_of(agent).astype(bool)
+
+    def state(self) -> np.ndarray:
+        """Privileged information for a centralised critic (never give it to a policy): every
+        seat's observation vector in seat order, then a one-hot of the seat to act (all zero
+        once the game is over). A fresh float32 vector in ``state_space``."""
+        self._require_reset("state()")
+        size = self.spec.obs_size
+        out = np.zeros(self._state_size, dtype=np.float32)
+        for seat in range(self.num_players):
+            self.spec.encode_into(self._states, 0, seat, out[seat * size : (seat + 1) * size])
+        agent = self.agent_selection
+        if self.agents and not (self.terminations[agent] or self.truncations[agent]):
+            out[self.num_players * size + self.agent_name_mapping[agent]] = 1.0
+        return out
 
     def step(self, action):
         self._require_reset("step()")
@@ -171,6 +249,9 @@ class MeepleAECEnv(AECEnv):
             a = action  # fast path for the common case; _check_action explains failures
         else:
             a = self._check_action(action)
+            if a is None:  # illegal_action="lose"
+                self._end_by_illegal_action(agent)
+                return
         self.spec.apply_action(self._states, 0, a)
         self._cumulative_rewards[agent] = 0.0
         if self._terminated[0] or self._truncated[0]:
@@ -182,16 +263,40 @@ class MeepleAECEnv(AECEnv):
                 self.terminations[name] = ended_by_rules
                 self.truncations[name] = not ended_by_rules
                 self.infos[name] = {"score": int(record["score"][i])}
+                if self._flat:
+                    self.infos[name]["action_mask"] = self._no_mask
             self._mask[:] = 0
         else:
             # rewards are all zero until the last step; nothing to clear before then
             self.spec.legal_mask_into(self._states, 0, self._mask)
             self.agent_selection = self.agents[self._current[0]]
+            if self._flat:
+                # fresh dicts: infos handed out earlier (e.g. by the parallel env) stay as
+                # they were
+                self.infos[agent] = {"action_mask": self._no_mask}
+                self.infos[self.agent_selection] = {"action_mask": self._mask.copy()}
         self._accumulate_rewards()
 
-    def _check_action(self, action) -> int:
+    def _end_by_illegal_action(self, agent) -> None:
+        """``illegal_action="lose"``: the game ends here, a loss for ``agent``, 0 for the
+        others; the record itself is left as it was before the action."""
+        self._mask[:] = 0
+        self._cumulative_rewards[agent] = 0.0
+        for name in self.agents:
+            self.rewards[name] = ILLEGAL_ACTION_REWARD if name == agent else 0.0
+            self.terminations[name] = True
+            self.truncations[name] = False
+            self.infos[name] = {"illegal_action": name == agent}
+            if self._flat:
+                self.infos[name]["action_mask"] = self._no_mask
+        self._accumulate_rewards()
+
+    def _check_action(self, action) -> int | None:
+        """The action as an int; None for an in-range but illegal action in "lose" mode."""
         a = check_action(action, self.spec.num_actions)
         if self._mask[a] == 0:
+            if self.illegal_action == "lose":
+                return None
             raise IllegalActionError(
                 f"action {a} ({self.spec.action_to_string(self._states, 0, a)}) is illegal for "
                 f"{self.agent_selection} now; legal: {np.flatnonzero(self._mask).tolist()}"
@@ -204,9 +309,15 @@ class MeepleAECEnv(AECEnv):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called with render_mode=None; use render_mode='ansi'")
+            gymnasium.logger.warn(
+                "render() called with render_mode=None; use render_mode='ansi' or 'human'"
+            )
             return None
-        return self.spec.render(self._states, 0)
+        text = self.spec.render(self._states, 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def to_dict(self) -> dict:
         """A JSON-safe snapshot of the current position (exact, RNG included)."""
@@ -299,6 +410,11 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise NotResetError("call reset() before observe()")
         return self.env.observe(agent)
 
+    def state(self):
+        if not self._has_reset:
+            raise NotResetError("call reset() before state()")
+        return self.env.state()
+
     # The hot attributes as properties: BaseWrapper.__getattr__ costs ~1 us per access.
     @property
     def agents(self):
@@ -325,6 +441,12 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.infos
 
 
+def split_env_keywords(options: dict) -> dict:
+    """Remove the env's own keywords (``ENV_KEYWORDS``) from ``options`` and return them; what
+    is left are game options."""
+    return {k: options.pop(k) for k in ENV_KEYWORDS if k in options}
+
+
 def env(spec: GameSpec, **kwargs):
     """``raw_env`` wrapped like PettingZoo's classic environments."""
     return OrderEnforcingWrapper(MeepleAECEnv(spec, **kwargs))
@@ -341,10 +463,12 @@ def module_envs(spec: GameSpec, module: str):
 
         def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
             num_players = check_num_players(spec, num_players)
+            env_kwargs = split_env_keywords(options)
             super().__init__(
                 spec,
                 num_players=num_players,
                 render_mode=render_mode,
+                **env_kwargs,
                 **check_options(spec, options, num_players),
             )
 

@@ -66,17 +66,22 @@ def check_options(spec: GameSpec, options: dict, num_players: int) -> dict:
 
 
 def make(name: str, num_players: int | None = None, render_mode: str | None = None, **options):
-    """A PettingZoo AEC env for ``name`` (wrapped like PettingZoo's classic envs)."""
+    """A PettingZoo AEC env for ``name`` (wrapped like PettingZoo's classic envs).
+    ``illegal_action`` and ``observation_mode`` configure the env (``meeple_gym.core.aec``);
+    every other keyword is a game option."""
     from meeple_gym.core.aec import env as make_env
+    from meeple_gym.core.aec import split_env_keywords
 
     spec = get_spec(name)
     if num_players is None:
         num_players = spec.min_players
     num_players = check_num_players(spec, num_players)
+    env_kwargs = split_env_keywords(options)
     return make_env(
         spec,
         num_players=num_players,
         render_mode=render_mode,
+        **env_kwargs,
         **check_options(spec, options, num_players),
     )
 

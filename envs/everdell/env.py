@@ -20,7 +20,8 @@ Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/co
 ===================  ==========================================================================
 """
 
-from meeple_gym.core import aec
+from meeple_gym.core import aec, parallel
 from meeple_gym.everdell.spec import SPEC
 
 raw_env, env = aec.module_envs(SPEC, __name__)
+parallel_env = parallel.module_parallel_env(env, __name__)
