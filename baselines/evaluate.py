@@ -8,6 +8,12 @@ Seating. With one name per seat, game ``i`` seats agent ``j`` in seat ``(i + j) 
 every agent sits in every seat equally often. With two names and more seats, the first agent
 takes seat ``i % n`` in game ``i`` and the second agent fills all the other seats.
 
+Agents. Each entry of ``agent_names`` is a name (``"random"``, ``"heuristic"``), an import
+path ``"package.module:Name"``, or an agent object. An agent has ``act_batch(observations,
+masks) -> actions`` (rows of the batched observation and int8 mask arrays, one action per row)
+or just ``act(observation_dict) -> int`` on the PettingZoo dict ``{"observation",
+"action_mask"}``, which is then called once per row (see docs/pettingzoo.md, "Agents").
+
 Each game is the first game of its own batch slot, so game ``i`` of a match seeded with ``s``
 deals the same cards whatever agents play it. Results are from the first agent's side: a draw
 is a truncated game or a game without a single winner.
@@ -44,10 +50,50 @@ class UnknownAgentError(OptionError):
     """An agent name that ``make_agent`` does not know."""
 
 
-def make_agent(name: str, game: str, seed: int = 0):
+class ActBatchAdapter:
+    """``act_batch`` for an agent that only has ``act(observation_dict) -> int``: one call per
+    row, with ``{"observation": row, "action_mask": mask row}``."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        masks = np.asarray(masks)
+        out = np.empty(masks.shape[0], dtype=np.int64)
+        for i in range(masks.shape[0]):
+            row = None if observations is None else observations[i]
+            out[i] = int(self.agent.act({"observation": row, "action_mask": masks[i]}))
+        return out
+
+
+def as_agent(obj, label: str = "agent"):
+    """``obj`` if it has ``act_batch``, an ``ActBatchAdapter`` if it only has ``act``."""
+    if callable(getattr(obj, "act_batch", None)):
+        return obj
+    if callable(getattr(obj, "act", None)):
+        return ActBatchAdapter(obj)
+    raise UnknownAgentError(
+        f"{label} has neither act_batch(observations, masks) nor act(observation) "
+        f"(got {type(obj).__name__})"
+    )
+
+
+def agent_label(agent) -> str:
+    """How results name an agent: the string itself, else its ``name`` attribute or class."""
+    if isinstance(agent, str):
+        return agent
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) else type(agent).__name__
+
+
+def make_agent(name, game: str, seed: int = 0):
     """A fresh agent: ``"random"`` (any game), ``"heuristic"`` (per game), or
-    ``"package.module:Class"``: a class of yours with ``act_batch(observations, masks)``, made
-    with ``Class(game=..., seed=...)`` if it takes those keywords, else ``Class()``."""
+    ``"package.module:Name"``: a class or factory of yours, called with ``game=...`` and
+    ``seed=...`` if it takes those keywords (else with no arguments), or an agent object
+    itself. An agent object passed as ``name`` is used as it is. Agents need ``act_batch``
+    or ``act`` (module docstring); one with only ``act`` is wrapped in ``ActBatchAdapter``."""
+    if not isinstance(name, str):
+        return as_agent(name)
     if ":" in name:
         return _import_agent(name, game, seed)
     if name == "random":
@@ -70,15 +116,16 @@ def _import_agent(name: str, game: str, seed: int):
         cls = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise UnknownAgentError(f"cannot import agent {name!r}: {exc}") from None
+    if not inspect.isclass(cls) and (hasattr(cls, "act_batch") or hasattr(cls, "act")):
+        return as_agent(cls, f"agent {name!r}")  # an agent object, not a factory
+    if not callable(cls):
+        raise UnknownAgentError(f"agent {name!r} is neither a class, a factory nor an agent")
     try:
         params = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         params = {}
     kwargs = {k: v for k, v in (("game", game), ("seed", seed)) if k in params}
-    agent = cls(**kwargs)
-    if not callable(getattr(agent, "act_batch", None)):
-        raise UnknownAgentError(f"agent {name!r} has no act_batch(observations, masks) method")
-    return agent
+    return as_agent(cls(**kwargs), f"agent {name!r}")
 
 
 def seat_table(num_games: int, num_players: int, num_agents: int) -> np.ndarray:
@@ -139,12 +186,15 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
 def play_match(
     game: str,
     num_players: int,
-    agent_names: list[str],
+    agent_names: list,
     num_games: int,
     seed: int = 0,
     progress: bool = True,
 ) -> dict:
-    """Play ``num_games`` games and report them from the first agent's side."""
+    """Play ``num_games`` games and report them from the first agent's side. ``agent_names``
+    holds names, import paths or agent objects (module docstring); results name objects by
+    their ``name`` attribute or class name. Objects are used as they are (their own state and
+    randomness carry over between calls); names are made fresh, seeded from ``seed``."""
     from scipy.stats import binomtest
     from tqdm import tqdm
 
@@ -161,6 +211,7 @@ def play_match(
     if num_games < 1:
         raise OptionError(f"num_games must be at least 1, got {num_games}")
     agents = [make_agent(name, game, seed + k) for k, name in enumerate(agent_names)]
+    agent_names = [agent_label(name) for name in agent_names]
     seats = seat_table(num_games, num_players, len(agents))
 
     winner = np.empty(num_games, dtype=np.int64)
