@@ -2,7 +2,9 @@
 env, ``parallel_env`` through the turn-based conversion, ``state()``, the flat observation
 option, bool masks, SuperSuit's observation wrappers and pickling. PettingZoo's own checkers
 (``api_test``, ``seed_test``, ``render_test``, ``parallel_api_test``, ``state_test``) run on
-every game."""
+every game.
+
+``python -m pytest tests/test_pettingzoo_integration.py`` (SuperSuit from the ``test`` extra)."""
 
 import functools
 import importlib
@@ -10,7 +12,14 @@ import pickle
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test, state_test
+from pettingzoo.test import (
+    api_test,
+    parallel_api_test,
+    parallel_seed_test,
+    render_test,
+    seed_test,
+    state_test,
+)
 
 import meeple_gym as mg
 from meeple_gym.core.aec import ILLEGAL_ACTION_REWARD
@@ -104,6 +113,8 @@ def test_state_test_and_illegal_action_lose_pass_unmasked_sampling(game):
     parallel_api_test(
         mg.make_parallel(game, 2, illegal_action="lose", observation_mode="flat"), num_cycles=50
     )
+    # parallel_seed_test also samples without the mask
+    parallel_seed_test(functools.partial(mg.make_parallel, game, 2, illegal_action="lose"))
 
 
 # ---- render_mode="human" ----------------------------------------------------------------------
