@@ -383,6 +383,11 @@ def test_pickled_aec_env_with_options_continues_the_same_game(kwargs):
     for _ in range(5):
         env.step(_first_legal(env.unwrapped.action_masks()))
     twin = pickle.loads(pickle.dumps(env))
+    if kwargs.get("observation_mode") == "flat":
+        for copied in (twin, env.unwrapped.clone()):
+            waiting = next(a for a in copied.agents if a != copied.agent_selection)
+            with pytest.raises(ValueError):  # the shared zero mask stays read-only in copies
+                copied.infos[waiting]["action_mask"][0] = 1
     assert twin.unwrapped.illegal_action == env.unwrapped.illegal_action
     assert twin.unwrapped.observation_mode == env.unwrapped.observation_mode
     for _ in range(20):

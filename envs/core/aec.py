@@ -351,6 +351,7 @@ class MeepleAECEnv(AECEnv):
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._bind(self._states)
+        self._no_mask.setflags(write=False)  # copies come back writeable
 
     def clone(self) -> MeepleAECEnv:
         """An independent copy (state, RNG and bookkeeping) for search or what-if play."""
@@ -364,6 +365,7 @@ class MeepleAECEnv(AECEnv):
             if name not in ("_terminated", "_truncated", "_current", "spec"):
                 setattr(twin, name, copy.deepcopy(value, memo))
         twin._bind(twin._states)
+        twin._no_mask.setflags(write=False)  # copies come back writeable
         return twin
 
     def close(self):
