@@ -195,6 +195,8 @@ def test_options_seat_and_render_pass_through():
         SingleAgentEnv("century", seat=2)
     with pytest.raises(mg.PlayerCountError):
         SingleAgentEnv("century", num_players=1)
+    with pytest.raises(mg.OptionError, match="observation_mode"):
+        SingleAgentEnv("century", observation_mode="flat")
 
 
 @pytest.mark.parametrize(

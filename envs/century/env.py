@@ -16,7 +16,8 @@ Observation          ``{"observation": float32 (see encoders/century.py), "actio
 Rewards              at the end only: +1 winner, -1/(n-1) each other player; 0 on truncation
 Termination          the round after a player's 5th point card (6th with 2–3 players) ends
 Truncation           after ``rules.STEP_CAP`` sub-decisions (CSR-E4)
-Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+Illegal actions      raise ``IllegalActionError`` (state unchanged); with
+                     ``illegal_action="lose"`` the game ends, -1 to the actor (docs/pettingzoo.md)
 ===================  ==========================================================================
 """
 

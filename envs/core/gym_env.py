@@ -85,6 +85,12 @@ class SingleAgentEnv(Env):
     ):
         import meeple_gym as mg
 
+        if "observation_mode" in options:
+            # This env's observation is always the flat vector, with the mask in the info.
+            raise OptionError(
+                "observation_mode is an option of the PettingZoo envs; this env's observation "
+                "is always the flat vector"
+            )
         self._aec = mg.make(game, num_players, render_mode=render_mode, **options)
         self._raw = self._aec.unwrapped
         self.game = game

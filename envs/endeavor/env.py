@@ -11,7 +11,8 @@ Agent to act         whoever decides: while planning every player in turn picks 
 Observation          ``{"observation": float32 (see encoders/endeavor.py), "action_mask": int8}``
 Rewards              at the end only: +1 shared by the winners, -1 shared by the others; 0 to
                      all when everyone ties (END-E3) or the game is cut off
-Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+Illegal actions      raise ``IllegalActionError`` (state unchanged); with
+                     ``illegal_action="lose"`` the game ends, -1 to the actor (docs/pettingzoo.md)
 ===================  ==========================================================================
 """
 

@@ -16,7 +16,8 @@ Rewards              at the end only: +1 winner, -1/(n-1) to the others; solo +1
                      Rugwort; 0 to all on a tie after EVD-E3's tie-breaks
 Options              rugwort_year (1, 2, 3; solo only), fool_bonuses, pass_anytime (EVD-E1 read
                      literally: pass before autumn); docs/everdell.md
-Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+Illegal actions      raise ``IllegalActionError`` (state unchanged); with
+                     ``illegal_action="lose"`` the game ends, -1 to the actor (docs/pettingzoo.md)
 ===================  ==========================================================================
 """
 

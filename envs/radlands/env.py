@@ -10,7 +10,8 @@ Agent to act         whoever decides: the opponent picks the camp Raiders damage
 Observation          ``{"observation": float32 (see encoders/radlands.py), "action_mask": int8}``
 Rewards              at the end only: +1 winner, -1 loser; 0 to both on a draw (RAD-E2)
 Options              raiders_slot, vera_vosh, zeto_khan, first_game_camps (docs/radlands.md)
-Illegal actions      raise ``IllegalActionError`` (state unchanged); see envs/core/aec.py
+Illegal actions      raise ``IllegalActionError`` (state unchanged); with
+                     ``illegal_action="lose"`` the game ends, -1 to the actor (docs/pettingzoo.md)
 ===================  ==========================================================================
 """
 
