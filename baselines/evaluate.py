@@ -17,6 +17,12 @@ or just ``act(observation_dict) -> int`` on the PettingZoo dict ``{"observation"
 Each game is the first game of its own batch slot, so game ``i`` of a match seeded with ``s``
 deals the same cards whatever agents play it. Results are from the first agent's side: a draw
 is a truncated game or a game without a single winner.
+
+Batches. A match is played in batches of ``max_batch`` games (``match_chunks``); batch ``c``
+has its own seed, and agents given by name are made afresh for each batch from that seed, so
+every batch depends only on the match seed and its index. That is what lets
+``meeple_gym.distributed`` play the batches of one match on different machines and get the
+same results. Agent objects are used as they are, across all batches.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import numpy as np
 import meeple_gym as mg
 from meeple_gym.core.batch import check_seed
 from meeple_gym.core.errors import OptionError
+from meeple_gym.core.options import check_int
 from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
@@ -148,8 +155,30 @@ def winners_from_rewards(rewards: np.ndarray) -> np.ndarray:
     return np.where(unique & (best > rewards.min(axis=1)), rewards.argmax(axis=1), -1)
 
 
-def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
-    """Play one game per slot of a batch; returns (winner seat, scores, lengths, truncated)."""
+def match_chunks(num_games: int, seed: int, max_batch: int = MAX_BATCH) -> list[tuple]:
+    """``(start, stop, chunk_seed)`` of each batch a match of ``num_games`` is played in:
+    games ``start..stop-1`` are slots ``0..stop-start-1`` of a batch seeded ``chunk_seed``."""
+    return [
+        (start, min(num_games, start + max_batch), seed if c == 0 else chunk_seed(seed, c))
+        for c, start in enumerate(range(0, num_games, max_batch))
+    ]
+
+
+def chunk_seed(seed: int, chunk: int) -> int:
+    """The seed of batch ``chunk`` (>= 1) of a match seeded ``seed``; batch 0 uses ``seed``."""
+    return py_derive_key(seed, chunk, _CHUNK_STREAM)
+
+
+def chunk_agents(agent_names, game: str, seed: int) -> list:
+    """The agents of one batch seeded ``seed``: names made fresh (agent ``k`` seeded
+    ``seed + k``), objects as they are."""
+    return [make_agent(name, game, seed + k) for k, name in enumerate(agent_names)]
+
+
+def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=None):
+    """Play one game per slot of a batch; returns (winner seat, scores, lengths, truncated).
+    ``record(rows, players, actions, observations, masks)``, if given, sees every decision
+    of a counted game before it is played (rows: slots of this batch)."""
     size = seats.shape[0]
     batch = mg.make_batch(game, size, num_players, seed)
     obs = batch.reset()
@@ -170,6 +199,10 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
             if idx.size == 0:
                 continue
             actions[idx] = agent.act_batch(obs[idx], batch.legal_mask[idx])
+        if record is not None:
+            live = np.flatnonzero(~done)
+            mask = batch.legal_mask
+            record(live, batch.current_player[live], actions[live], obs[live], mask[live])
         obs, rewards, term, trunc = batch.step(actions)
         ended = np.flatnonzero((term | trunc) & ~done)
         if ended.size:
@@ -179,25 +212,13 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar):
             scores[ended] = batch.final_scores[ended][:, :num_players]
             lengths[ended] = batch.final_lengths[ended]
             truncated[ended] = trunc[ended]
-            progress_bar.update(ended.size)
+            if progress_bar is not None:
+                progress_bar.update(ended.size)
     return winner, scores, lengths, truncated
 
 
-def play_match(
-    game: str,
-    num_players: int,
-    agent_names: list,
-    num_games: int,
-    seed: int = 0,
-    progress: bool = True,
-) -> dict:
-    """Play ``num_games`` games and report them from the first agent's side. ``agent_names``
-    holds names, import paths or agent objects (module docstring); results name objects by
-    their ``name`` attribute or class name. Objects are used as they are (their own state and
-    randomness carry over between calls); names are made fresh, seeded from ``seed``."""
-    from scipy.stats import binomtest
-    from tqdm import tqdm
-
+def check_match(game: str, num_players: int, agent_names, num_games, seed) -> list:
+    """Check a match's arguments (clear errors, nothing played); returns the agent list."""
     check_num_players(mg.get_spec(game), num_players)
     check_seed(seed)
     agent_names = list(agent_names)
@@ -210,8 +231,30 @@ def play_match(
         raise OptionError(f"num_games must be an int, got {type(num_games).__name__}")
     if num_games < 1:
         raise OptionError(f"num_games must be at least 1, got {num_games}")
+    return agent_names
+
+
+def play_match(
+    game: str,
+    num_players: int,
+    agent_names: list,
+    num_games: int,
+    seed: int = 0,
+    progress: bool = True,
+    max_batch: int = MAX_BATCH,
+) -> dict:
+    """Play ``num_games`` games and report them from the first agent's side. ``agent_names``
+    holds names, import paths or agent objects (module docstring); results name objects by
+    their ``name`` attribute or class name. Objects are used as they are (their own state and
+    randomness carry over between calls); names are made fresh for each batch of
+    ``max_batch`` games, seeded from that batch's seed (``match_chunks``), so results depend
+    on ``max_batch`` only for matches longer than one batch."""
+    from tqdm import tqdm
+
+    agent_names = check_match(game, num_players, agent_names, num_games, seed)
+    max_batch = check_int("max_batch", max_batch, 1, None)
     agents = [make_agent(name, game, seed + k) for k, name in enumerate(agent_names)]
-    agent_names = [agent_label(name) for name in agent_names]
+    labels = [agent_label(name) for name in agent_names]
     seats = seat_table(num_games, num_players, len(agents))
 
     winner = np.empty(num_games, dtype=np.int64)
@@ -220,20 +263,27 @@ def play_match(
     truncated = np.empty(num_games, dtype=bool)
     bar = tqdm(
         total=num_games,
-        desc=f"{game} {' vs '.join(agent_names)}",
+        desc=f"{game} {' vs '.join(labels)}",
         unit="game",
         file=sys.stderr,
         disable=not progress,
         leave=False,
     )
     with bar:
-        for chunk, start in enumerate(range(0, num_games, MAX_BATCH)):
-            stop = min(num_games, start + MAX_BATCH)
-            chunk_seed = seed if chunk == 0 else py_derive_key(seed, chunk, _CHUNK_STREAM)
-            part = _play_chunk(game, num_players, agents, seats[start:stop], chunk_seed, bar)
+        for c, (start, stop, c_seed) in enumerate(match_chunks(num_games, seed, max_batch)):
+            if c > 0:
+                agents = chunk_agents(agent_names, game, c_seed)
+            part = _play_chunk(game, num_players, agents, seats[start:stop], c_seed, bar)
             for dest, values in zip((winner, scores, lengths, truncated), part, strict=True):
                 dest[start:stop] = values
+    return match_summary(game, num_players, labels, seed, seats, winner, scores, lengths, truncated)
 
+
+def match_summary(game, num_players, labels, seed, seats, winner, scores, lengths, truncated):
+    """``play_match``'s result from the per-game arrays of a whole match."""
+    from scipy.stats import binomtest
+
+    num_games = seats.shape[0]
     first_seat = np.argmax(seats == 0, axis=1)  # the first agent holds exactly one seat
     has_winner = winner >= 0
     wins = int(np.sum(has_winner & (winner == first_seat)))
@@ -241,11 +291,11 @@ def play_match(
     losses = num_games - wins - draws
     ci = binomtest(wins, num_games).proportion_ci(confidence_level=0.95, method="wilson")
     rows = np.arange(num_games)
-    mean_scores = [float(scores[seats == k].mean()) for k in range(len(agents))]
+    mean_scores = [float(scores[seats == k].mean()) for k in range(len(labels))]
     return {
         "game": game,
         "num_players": num_players,
-        "agents": agent_names,
+        "agents": labels,
         "games": num_games,
         "seed": seed,
         "wins": wins,

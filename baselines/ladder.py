@@ -24,6 +24,25 @@ from meeple_gym.core.rng import py_derive_key
 _PAIR_STREAM = 0x4C41  # RNG stream id of the per-pair match seeds
 
 
+def check_ladder(game: str, agents, seed: int) -> list:
+    """Check a ladder's agents (two or more, distinct, all known); returns them as a list."""
+    agents = list(agents)
+    if len(agents) < 2 or len(set(agents)) != len(agents):
+        raise OptionError(f"a ladder needs two or more distinct agents, got {agents}")
+    for k, name in enumerate(agents):
+        make_agent(name, game, seed + k)  # fail fast on an unknown agent
+    return agents
+
+
+def ladder_pairs(agents: list, seed: int) -> list[tuple]:
+    """``(a, b, match_seed)`` of each match of the round-robin, in rating order."""
+    pairs = combinations(range(len(agents)), 2)
+    return [
+        (agents[i], agents[j], py_derive_key(seed, index, _PAIR_STREAM))
+        for index, (i, j) in enumerate(pairs)
+    ]
+
+
 def run_ladder(
     game: str,
     num_players: int,
@@ -32,25 +51,30 @@ def run_ladder(
     seed: int = 0,
     progress: bool = True,
 ) -> dict:
-    from openskill.models import PlackettLuce
     from tqdm import tqdm
 
-    agents = list(agents)
-    if len(agents) < 2 or len(set(agents)) != len(agents):
-        raise OptionError(f"a ladder needs two or more distinct agents, got {agents}")
-    for k, name in enumerate(agents):
-        make_agent(name, game, seed + k)  # fail fast on an unknown agent
+    agents = check_ladder(game, agents, seed)
+    pairs = ladder_pairs(agents, seed)
+    results = []
+    bar = tqdm(pairs, desc=f"{game} ladder", unit="pair", file=sys.stderr, disable=not progress)
+    for a, b, match_seed in bar:
+        bar.set_postfix_str(f"{a} vs {b}")
+        results.append(
+            play_match(game, num_players, [a, b], games_per_pair, match_seed, progress=False)
+        )
+    return rate_ladder(game, num_players, agents, games_per_pair, seed, pairs, results)
+
+
+def rate_ladder(game, num_players, agents, games_per_pair, seed, pairs, results) -> dict:
+    """The ladder from each pair's ``play_match`` result: games are rated pair by pair in
+    order, so the ratings depend only on the results, not on where they were played."""
+    from openskill.models import PlackettLuce
+
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in agents}
     record = {name: {"games": 0, "wins": 0, "draws": 0, "losses": 0} for name in agents}
-    pairs = list(combinations(range(len(agents)), 2))
     matches = []
-    bar = tqdm(pairs, desc=f"{game} ladder", unit="pair", file=sys.stderr, disable=not progress)
-    for index, (i, j) in enumerate(bar):
-        a, b = agents[i], agents[j]
-        bar.set_postfix_str(f"{a} vs {b}")
-        match_seed = py_derive_key(seed, index, _PAIR_STREAM)
-        result = play_match(game, num_players, [a, b], games_per_pair, match_seed, progress=False)
+    for (a, b, match_seed), result in zip(pairs, results, strict=True):
         for winner in result["winning_agent"]:
             ranks = [1, 1] if winner < 0 else ([1, 2] if winner == 0 else [2, 1])
             [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
