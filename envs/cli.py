@@ -1,10 +1,15 @@
-"""The ``meeple`` command: ``arena``, ``eval``, ``ladder``, ``bench`` and ``warmup``.
+"""The ``meeple`` command: ``arena``, ``eval``, ``ladder``, ``rollout``, ``bench`` and ``warmup``.
 
     meeple arena [--games N] [--seed S] [--json]
     meeple warmup [--game G ...] [--workers N] [--json]
     meeple ladder --game G --players 2 --agents random heuristic pkg.mod:Agent [--plot F]
     meeple eval --game century --players 2 --agents heuristic random --games 1000 --seed 0
+    meeple rollout --game century --players 2 --games 100000 [--out FILE.npz]
     meeple bench --game century [--quick] [--json] [--out FILE]
+
+``eval``, ``ladder`` and ``rollout`` take ``--backend ray [--address ADDR] [--workers N]`` to
+spread the games over Ray workers, with the same results as ``--backend local``
+(docs/distributed.md).
 
 Errors in the arguments (unknown game or agent, bad player count) print a message on stderr
 and exit with status 2, like argparse's own usage errors.
@@ -105,15 +110,25 @@ def cmd_arena(args) -> int:
     return 0
 
 
+def _backend_kwargs(args) -> dict:
+    return {"backend": args.backend, "address": args.address, "num_workers": args.workers}
+
+
 def cmd_eval(args) -> int:
     import meeple_gym as mg
-    from meeple_gym.baselines.evaluate import play_match
     from meeple_gym.core.warmup import ensure_warm
+    from meeple_gym.distributed import play_match
 
     mg.get_spec(args.game)  # fail fast on an unknown game
     ensure_warm([args.game], parts=("batch",))
     result = play_match(
-        args.game, args.players, args.agents, args.games, args.seed, progress=not args.json
+        args.game,
+        args.players,
+        args.agents,
+        args.games,
+        args.seed,
+        progress=not args.json,
+        **_backend_kwargs(args),
     )
     if args.json:
         _print_json(result)
@@ -135,8 +150,9 @@ def cmd_eval(args) -> int:
 
 def cmd_ladder(args) -> int:
     import meeple_gym as mg
-    from meeple_gym.baselines.ladder import format_ladder, plot_ladder, run_ladder
+    from meeple_gym.baselines.ladder import format_ladder, plot_ladder
     from meeple_gym.core.warmup import ensure_warm
+    from meeple_gym.distributed import run_ladder
 
     mg.get_spec(args.game)  # fail fast on an unknown game
     ensure_warm([args.game], parts=("batch",))
@@ -147,6 +163,7 @@ def cmd_ladder(args) -> int:
         args.games_per_pair,
         args.seed,
         progress=not args.json,
+        **_backend_kwargs(args),
     )
     if args.plot:
         result["plot"] = plot_ladder(result, args.plot)
@@ -154,6 +171,67 @@ def cmd_ladder(args) -> int:
         _print_json(result)
     else:
         print(format_ladder(result))
+    return 0
+
+
+def cmd_rollout(args) -> int:
+    import numpy as np
+
+    import meeple_gym as mg
+    from meeple_gym import distributed
+    from meeple_gym.core.errors import OptionError
+    from meeple_gym.core.warmup import ensure_warm
+
+    mg.get_spec(args.game)  # fail fast on an unknown game
+    if (args.trajectories or args.observations) and not args.agents:
+        raise OptionError(
+            "--trajectories records agent games: add --agents (e.g. --agents random); the "
+            "in-kernel random rollout keeps no per-step record"
+        )
+    ensure_warm([args.game], parts=("batch",) if args.agents else ("rollout",))
+    out = distributed.rollout(
+        args.game,
+        args.players,
+        args.games,
+        args.seed,
+        agents=args.agents,
+        trajectories=args.trajectories or args.observations,
+        observations=args.observations,
+        progress=not args.json,
+        **_backend_kwargs(args),
+    )
+    meta = out["meta"]
+    winners = out["winner"]
+    summary = {
+        **{k: v for k, v in meta.items() if k != "format"},
+        "games_per_s": args.games / meta["seconds"],
+        "mean_length": float(out["length"].mean()),
+        "truncated": int(out["truncated"].sum()),
+        "wins_by_seat": np.bincount(winners[winners >= 0], minlength=out["scores"].shape[1])
+        .astype(int)
+        .tolist(),
+        "draws": int(np.sum(winners == -1)),
+        "steps": int(out["length"].sum()),
+    }
+    if "traj_offsets" in out:
+        summary["decisions"] = int(out["traj_offsets"][-1])
+    if args.out:
+        summary["out"] = distributed.save_rollout(out, args.out)
+    if args.json:
+        _print_json(summary)
+        return 0
+    who = " vs ".join(meta["agents"]) if meta["agents"] else "uniform random (in-kernel)"
+    print(
+        f"{args.game}, {args.players} players, {who}: {args.games} games, seed {args.seed}, "
+        f"backend {args.backend}"
+    )
+    print(
+        f"{summary['games_per_s']:,.0f} games/s; mean length {summary['mean_length']:.1f} "
+        f"steps; wins by seat {summary['wins_by_seat']}; draws {summary['draws']}; "
+        f"truncated {summary['truncated']}"
+    )
+    if args.out:
+        print(f"written to {summary['out']}")
     return 0
 
 
@@ -190,6 +268,23 @@ def _add_match_arguments(parser, default_agents: list[str], agents_help: str) ->
     parser.add_argument("--agents", nargs="+", default=default_agents, help=agents_help)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_backend_arguments(parser)
+
+
+def _add_backend_arguments(parser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where to play: this process, or Ray workers (same results; needs meeple-gym[ray])",
+    )
+    parser.add_argument(
+        "--address",
+        help="Ray cluster to join (e.g. auto, ray://host:10001); default: start a local Ray",
+    )
+    parser.add_argument(
+        "--workers", type=_positive_int, help="Ray tasks at a time (default: the cluster's CPUs)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,6 +332,33 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--games-per-pair", type=_positive_int, default=200)
     la.add_argument("--plot", metavar="PNG", help="also draw the ladder to this PNG")
     la.set_defaults(func=cmd_ladder)
+
+    ro = sub.add_parser(
+        "rollout", help="self-play games to one .npz file (uniform random, or agents)"
+    )
+    ro.add_argument("--game", default="century")
+    ro.add_argument("--players", type=int, default=2)
+    ro.add_argument("--games", type=_positive_int, default=10_000)
+    ro.add_argument("--seed", type=int, default=0)
+    ro.add_argument(
+        "--agents",
+        nargs="+",
+        help="play with agents (one for every seat, two, or one per seat) through the batch "
+        "env; default: uniform random in the Numba kernel",
+    )
+    ro.add_argument(
+        "--trajectories", action="store_true", help="record every decision (needs --agents)"
+    )
+    ro.add_argument(
+        "--observations",
+        action="store_true",
+        help="also record each decision's observation and legal mask (large; implies "
+        "--trajectories)",
+    )
+    ro.add_argument("--out", metavar="FILE", help="write the games to this .npz file")
+    ro.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_backend_arguments(ro)
+    ro.set_defaults(func=cmd_rollout)
 
     wu = sub.add_parser(
         "warmup", help="compile and cache every kernel now (for images and cluster nodes)"
