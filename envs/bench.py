@@ -209,6 +209,8 @@ def kernel_step(
         spec.legal_masks_batch(states, masks)
         words = policy_words(seed, size)
         actions = np.empty(size, dtype=np.int64)
+        no_seats = np.full(size, -1, dtype=np.int64)  # no in-kernel opponent
+        no_words = np.zeros(size, dtype=np.uint64)
 
         def step():
             random_legal_actions(masks, words, actions)
@@ -226,6 +228,9 @@ def kernel_step(
                 final_lengths,
                 final_states,
                 options,
+                no_seats,
+                no_seats,
+                no_words,
             )
 
         return step

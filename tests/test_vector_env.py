@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import gymnasium
@@ -16,6 +17,7 @@ from meeple_gym.baselines.evaluate import make_agent
 from meeple_gym.core.errors import NotResetError
 from meeple_gym.core.gym_env import GAME_IDS, SingleAgentEnv
 from meeple_gym.core.rng import PyRng, py_derive_key
+from meeple_gym.core.sampling import policy_words
 from meeple_gym.core.vector_env import BatchVectorEnv, derive_keys
 
 
@@ -190,6 +192,95 @@ def replay_row0(game, num_players, seed, steps, opponent):
 @pytest.mark.parametrize("opponent", ["random", "heuristic"])
 def test_row_replays_on_the_aec_env_with_final_observations(opponent):
     assert replay_row0("century", 2, seed=5, steps=1500, opponent=opponent) >= 2
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_random_opponent_plays_inside_one_kernel_call_per_step(num_players):
+    """The random opponent's moves, auto-resets and a new episode's opening moves all happen
+    inside the one step_batch call of a learner step: no Python loop of sub-steps."""
+    env = make_vec(num_envs=8, num_players=num_players, opponent="random")
+    batch = env.unwrapped.batch
+    calls = []
+    kernel = batch.spec.step_batch
+
+    def counting(*args):
+        calls.append(1)
+        return kernel(*args)
+
+    batch.spec = dataclasses.replace(batch.spec, step_batch=counting)
+    obs, info = env.reset(seed=3)
+    assert len(calls) == 1  # the opening opponent moves of every row
+    ended = 0
+    for _ in range(600):
+        calls.clear()
+        obs, _, term, trunc, info = env.step(obs_policy(obs, info["action_mask"]))
+        assert len(calls) == 1
+        assert (batch.current_player == info["seat"]).all()
+        ended += int((term | trunc).sum())
+    assert ended > 0  # episode ends (and re-deals with opponents to move) were covered
+
+
+def test_step_batch_opponent_keeps_the_first_end_and_stops_at_the_second():
+    """The kernel contract (envs/core/game.py) checked against random_rollout, an independent
+    loop: with a seat nobody holds, the in-kernel opponent plays every seat. Game 0 of each
+    row then plays out exactly as rollout game i (same deal, same policy words); its end is
+    the one kept; the next game, which also ends, is re-dealt and left alone."""
+    n, players, seed = 6, 2, 21
+    spec = mg.get_spec("century")
+    batch = mg.make_batch("century", n, players, seed=seed)
+    batch.reset()
+    nobody = np.full(n, players, dtype=np.int64)
+    words = policy_words(seed, n)
+    acts = np.full(n, -1, dtype=np.int64)
+    batch._step_kernels(acts, observe=False, opponent=(nobody, nobody, words))
+    rollout = batch.random_rollout(n)
+    np.testing.assert_array_equal(batch.final_lengths, rollout["length"])
+    np.testing.assert_array_equal(batch.final_scores, rollout["scores"])
+    np.testing.assert_array_equal(batch.truncated, rollout["truncated"])
+    np.testing.assert_array_equal(batch.terminated, ~rollout["truncated"])
+    for i in range(n):
+        if batch.terminated[i] and rollout["winner"][i] >= 0:
+            assert batch.rewards[i, rollout["winner"][i]] == 1.0
+    assert (batch.episodes == 2).all()
+    dealt = np.zeros(n, dtype=spec.state_dtype)
+    spec.reset_batch(dealt, players, np.uint64(seed), 0, np.full(n, 2), batch.options_code)
+    assert batch.states.tobytes() == dealt.tobytes()
+
+
+def test_a_next_game_ending_before_the_learner_moves_is_not_reported():
+    """The fallback when a row's next game ends too before its learner acts (no real game
+    does this; forced by giving the next game a seat nobody holds): the step reports the
+    first end only, calls the kernel again where the new game's opponent is to act, and
+    still returns learner rows."""
+    env = make_vec(num_envs=8, num_players=2, opponent="random", seat=1)
+    inner = env.unwrapped
+    batch = inner.batch
+    calls = []
+    kernel = batch.spec.step_batch
+
+    def counting(*args):
+        calls.append(1)
+        return kernel(*args)
+
+    batch.spec = dataclasses.replace(batch.spec, step_batch=counting)
+    obs, info = env.reset(seed=4)
+    for _ in range(20000):
+        inner._next_seat[:] = 2
+        episodes = batch.episodes.copy()
+        calls.clear()
+        obs, reward, term, trunc, info = env.step(obs_policy(obs, info["action_mask"]))
+        assert (batch.current_player == info["seat"]).all() and (info["seat"] == 1).all()
+        ended = term | trunc
+        if ended.any():
+            np.testing.assert_array_equal(batch.episodes[ended], episodes[ended] + 2)
+            np.testing.assert_array_equal(batch.episodes[~ended], episodes[~ended])
+            for r in np.flatnonzero(term):
+                winner = batch.final_states["winner"][r]  # the first game's, kept
+                assert reward[r] == (1.0 if winner == 1 else -1.0)
+        if len(calls) == 2:
+            return
+        assert len(calls) == 1
+    raise AssertionError("no step needed the second kernel call")
 
 
 def test_same_seed_same_trajectory_and_batch_size_does_not_matter():

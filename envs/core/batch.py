@@ -98,6 +98,9 @@ class BatchEnv:
         self._episodes = np.zeros(b, dtype=np.int64)
         self._players = np.zeros(b, dtype=np.int64)
         self._rows = np.arange(b)
+        # step_batch's random-opponent arguments for plain steps: no seat plays (-1 rows).
+        self._no_seats = np.full(b, -1, dtype=np.int64)
+        self._no_words = np.zeros(b, dtype=np.uint64)
         self._ready = False
         self._single_thread = b < PARALLEL_MIN_BATCH
         self._issued = IssuedStates()
@@ -173,23 +176,28 @@ class BatchEnv:
             self._out(views["truncated"]),
         )
 
-    def _step_kernels(self, acts, observe: bool = True):
+    def _step_kernels(self, acts, observe: bool = True, opponent=None):
         """The step kernel on checked int64 ``acts``; a game whose action is -1 is left as it
-        is. ``observe=False`` skips encoding (the vector env's opponent sub-steps)."""
+        is. ``observe=False`` skips encoding (the vector env's opponent sub-steps).
+        ``opponent``: the vector env's (seats, next_seats, words) for in-kernel random
+        opponents (see step_batch in envs/core/game.py); None for none."""
         check_fork_safe()
         if self._single_thread:
             previous = numba.get_num_threads()
             numba.set_num_threads(1)
             try:
-                self._run_step_batch(acts)
+                self._run_step_batch(acts, opponent)
             finally:
                 numba.set_num_threads(previous)
         else:
-            self._run_step_batch(acts)
+            self._run_step_batch(acts, opponent)
         if observe:
             self._observe()
 
-    def _run_step_batch(self, acts):
+    def _run_step_batch(self, acts, opponent=None):
+        seats, next_seats, words = (
+            (self._no_seats, self._no_seats, self._no_words) if opponent is None else opponent
+        )
         self.spec.step_batch(
             self._states,
             acts,
@@ -204,6 +212,9 @@ class BatchEnv:
             self._final_lengths,
             self._final_states,
             self.options_code,
+            seats,
+            next_seats,
+            words,
         )
 
     def _check_actions(self, actions) -> np.ndarray:

@@ -15,9 +15,16 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 - ``reset_batch(states, num_players, seed, first_index, episodes, options)`` and
   ``legal_masks_batch(states, masks)``.
 - ``step_batch(states, actions, masks, rewards, terminated, truncated, num_players, seed,
-  episodes, final_scores, final_lengths, final_states, options)``: step, keep the terminal
-  record of a finished game in ``final_states``, auto-reset it, refresh masks; a game whose
-  action is negative is skipped.
+  episodes, final_scores, final_lengths, final_states, options, seats, next_seats, words)``:
+  step, keep the terminal record of a finished game in ``final_states``, auto-reset it,
+  refresh masks; a game whose action is negative is skipped. ``seats`` (int64, -1 = off)
+  puts a uniform-random opponent in game ``i`` (the vector env's): after the action (if any),
+  while the player to act is not seat ``seats[i]``, it plays ``random_legal(masks[i], words,
+  i)`` (``words`` uint64, advanced in place). After an end the learner sits in
+  ``next_seats[i]``; ``rewards``/``terminated``/``truncated`` and the ``final_*`` arrays keep
+  that first end. If the next game ends too before the learner acts, the game is re-dealt
+  and left for the caller (who knows the seat after it). With every ``seats[i]`` = -1 this is
+  the plain batch step.
 - ``random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, lengths,
   scores, winners, truncated, options)``.
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the

@@ -8,10 +8,13 @@
 
 Each row is one game of a ``BatchEnv`` (``meeple_gym.core.batch``). In the default learner
 mode one seat per row is the learner and the other seats are played inside ``reset``/``step``
-by the opponent, batched over every row where an opponent is to act ("random" draws with the
-Numba sampler, "heuristic" with the game's batched heuristic), until every row waits for its
-learner: each returned row is a learner decision. With ``opponent="self"`` (or ``None``) every
-seat is the learner and each row is returned at whoever is to act (``info["seat"]``).
+by the opponent until every row waits for its learner: each returned row is a learner
+decision. The "random" opponent plays inside the game's ``step_batch`` kernel, so one kernel
+call covers the learner's move, the opponents' replies, an auto-reset and the new episode's
+opening opponent moves. Other opponents ("heuristic", agents) are asked in Python, batched over
+every row where an opponent is to act, one kernel call per round of moves. With
+``opponent="self"`` (or ``None``) every seat is the learner and each row is returned at
+whoever is to act (``info["seat"]``).
 
 Auto-reset is ``AutoresetMode.SAME_STEP``: a row whose episode ended on this step returns the
 new episode's first observation, and the last observation and info of the finished episode are
@@ -161,6 +164,8 @@ class BatchVectorEnv(VectorEnv):
 
         self._rows = np.arange(num_envs)
         self._seat = np.zeros(num_envs, dtype=np.int64)
+        self._next_seat = np.zeros(num_envs, dtype=np.int64)  # after the current episode
+        self._no_moves = np.full(num_envs, -1, dtype=np.int64)
         self._words = np.zeros(num_envs, dtype=np.uint64)
         self._seed = 0
         self._ready = False
@@ -190,7 +195,7 @@ class BatchVectorEnv(VectorEnv):
         self._ready = True
         self._begin_step()
         self._draw_seats(self._rows)
-        self._play_opponents()
+        self._advance(self._no_moves)
         batch._observe()
         if self.self_play:
             self._seat[:] = batch._states["current_player"]
@@ -219,9 +224,7 @@ class BatchVectorEnv(VectorEnv):
         self._begin_step()
         if illegal.any():
             self._forfeit(np.flatnonzero(illegal))
-        batch._step_kernels(acts, observe=False)
-        self._collect_ends()
-        self._play_opponents()
+        self._advance(acts)
         batch._observe()
         if self.self_play:
             self._seat[:] = batch._states["current_player"]
@@ -248,15 +251,19 @@ class BatchVectorEnv(VectorEnv):
         self._final_score = np.zeros(shape, dtype=np.int64)
 
     def _draw_seats(self, rows: np.ndarray) -> None:
-        """The learner seat of each row's current episode (learner mode)."""
+        """The learner seat of each row's current and next episode (learner mode)."""
         if self.self_play or rows.size == 0:
             return
         if self.fixed_seat is not None:
             self._seat[rows] = self.fixed_seat
+            self._next_seat[rows] = self.fixed_seat
             return
         episodes = self._batch._episodes[rows].astype(np.uint64)
-        keys = derive_keys(self._seed, rows, episodes * _U(2) + _U(_SEAT_STREAM_OFFSET))
-        self._seat[rows] = (keys % _U(self.num_players)).astype(np.int64)
+        for out, ahead in ((self._seat, 0), (self._next_seat, 1)):
+            stream = (episodes + _U(ahead)) * _U(2) + _U(_SEAT_STREAM_OFFSET)
+            out[rows] = (derive_keys(self._seed, rows, stream) % _U(self.num_players)).astype(
+                np.int64
+            )
 
     def _check_actions(self, actions) -> np.ndarray:
         arr = np.asarray(actions)
@@ -332,9 +339,33 @@ class BatchVectorEnv(VectorEnv):
                 self._final_score[new] = batch._final_scores[new, seats]
         self._draw_seats(rows)
 
+    def _advance(self, acts: np.ndarray) -> None:
+        """Apply ``acts`` (-1: no learner move in that row), then play the opponents until
+        every row waits for its learner."""
+        batch = self._batch
+        if self.self_play or self._agent is not None:
+            if acts is not self._no_moves:
+                batch._step_kernels(acts, observe=False)
+                self._collect_ends()
+            self._play_opponents()
+            return
+        # The random opponent moves inside step_batch: one call per step. Another call is
+        # needed only where a row's next episode also ended before its learner moved (the
+        # kernel knows one seat ahead); the loop bound only turns a hang into an error.
+        opponent = (self._seat, self._next_seat, self._words)
+        for _ in range(_MAX_OPPONENT_SUBSTEPS):
+            batch._step_kernels(acts, observe=False, opponent=opponent)
+            self._collect_ends()
+            if not (batch._states["current_player"] != self._seat).any():
+                return
+            acts = self._no_moves
+        raise RuntimeError(  # pragma: no cover - no game plays this long without the learner
+            f"{self.game}: opponents moved {_MAX_OPPONENT_SUBSTEPS} times without the learner"
+        )
+
     def _play_opponents(self) -> None:
-        """Opponent sub-steps, batched over the rows where an opponent is to act, until every
-        row waits for its learner."""
+        """Opponent sub-steps in Python (heuristic and agent opponents), batched over the rows
+        where an opponent is to act, until every row waits for its learner."""
         if self.self_play:
             return
         batch = self._batch
@@ -365,14 +396,6 @@ class BatchVectorEnv(VectorEnv):
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
         batch = self._batch
         masks = batch._mask[rows]
-        if self._agent is None:  # "random": the Numba sampler, one RNG word per row
-            from meeple_gym.core.sampling import random_legal_actions
-
-            words = self._words[rows]
-            out = np.empty(rows.size, dtype=np.int64)
-            random_legal_actions(masks, words, out)
-            self._words[rows] = words
-            return out
         players = batch._states["current_player"][rows].astype(np.int64)
         obs = np.zeros((rows.size, batch.spec.obs_size), dtype=np.float32)
         batch.spec.encode_batch(batch._states[rows], players, obs)

@@ -2732,28 +2732,49 @@ def step_batch(
     final_scores,
     final_lengths,
     final_states,
-    options=0,
+    options,
+    seats,
+    next_seats,
+    words,
 ):
+    """See envs/core/game.py: one action per game, auto-reset, masks, and the random
+    opponent's moves where ``seats[i] >= 0``."""
     for i in prange(states.shape[0]):
-        if actions[i] < 0:  # no move in this game on this call (vector env sub-steps)
+        action = actions[i]
+        report = action >= 0  # the caller's move reports its step; opponent moves only an end
+        if action < 0:  # no move by the caller in this game on this call
             rewards[i, :] = 0.0
             terminated[i] = False
             truncated[i] = False
-            continue
-        apply_action(states, i, actions[i])
-        s = states[i]
-        rewards_into(s, rewards[i])
-        terminated[i] = s.terminated == 1
-        truncated[i] = s.truncated == 1
-        if terminated[i] or truncated[i]:
-            for p in range(s.seats):  # solo: Rugwort's score too (seat 1)
-                final_scores[i, p] = s.score[p]
-            final_lengths[i] = s.step_count
-            final_states[i] = s  # kept: the re-deal below overwrites it
-            episodes[i] += 1
-            key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
-            init_game(states, i, num_players, key, options)
-        legal_mask_into(states, i, masks[i])
+        seat = seats[i]  # the learner's seat, or -1: no random opponent play
+        ended = False
+        if action < 0 and seat >= 0 and states[i].current_player != seat:
+            action = random_legal(masks[i], words, i)
+        while action >= 0:
+            apply_action(states, i, action)
+            s = states[i]
+            over = s.terminated == 1 or s.truncated == 1
+            if report or (over and not ended):
+                rewards_into(s, rewards[i])
+                terminated[i] = s.terminated == 1
+                truncated[i] = s.truncated == 1
+            report = False
+            if over:
+                if not ended:  # the end the learner sees; a later one would overwrite it
+                    for p in range(s.seats):  # solo: Rugwort's score too (seat 1)
+                        final_scores[i, p] = s.score[p]
+                    final_lengths[i] = s.step_count
+                    final_states[i] = s  # kept: the re-deal below overwrites it
+                episodes[i] += 1
+                key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
+                init_game(states, i, num_players, key, options)
+                # A second end before the learner moved: the caller draws the seat after it.
+                seat = -1 if ended else next_seats[i]
+                ended = True
+            legal_mask_into(states, i, masks[i])
+            action = -1
+            if seat >= 0 and states[i].current_player != seat:
+                action = random_legal(masks[i], words, i)
 
 
 @parallel_kernel
