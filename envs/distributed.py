@@ -246,6 +246,15 @@ def run_on_ray(
     return results
 
 
+def warm_for_ray(game: str, parts, address: str | None, progress: bool = True) -> None:
+    """Compile ``game``'s kernels here first when Ray runs on this machine (no ``address``):
+    its workers then load them from the shared cache instead of each compiling them."""
+    if address is None:
+        from meeple_gym.core.warmup import ensure_warm
+
+        ensure_warm([game], parts=parts, progress=progress)
+
+
 def run_jobs(fn, jobs, backend="local", address=None, num_workers=None, on_done=None) -> list:
     """``[fn(job) for job in jobs]`` in this process (``"local"``) or on Ray."""
     if backend == "ray":
@@ -364,6 +373,8 @@ def rollout(
         max_batch = check_int("max_batch", max_batch or evaluate.MAX_BATCH, 1, None)
         for k, name in enumerate(agents):
             evaluate.make_agent(name, game, seed + k)  # fail fast on an unknown agent
+        if backend == "ray":
+            warm_for_ray(game, ("batch",), address, progress)
         seats = evaluate.seat_table(num_games, num_players, len(agents))
         jobs = [
             {
@@ -403,6 +414,7 @@ def _random_rollout(
 
     if backend == "local":
         return mg.make_batch(game, 1, num_players, seed=seed).random_rollout(num_games)
+    warm_for_ray(game, ("rollout",), address, progress)
     if shard_games is None:
         ray = connect(address, num_workers)
         workers = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -508,6 +520,7 @@ def play_match(
     max_batch = check_int("max_batch", max_batch, 1, None)
     for k, name in enumerate(agents):
         evaluate.make_agent(name, game, seed + k)  # fail fast on an unknown agent
+    warm_for_ray(game, ("batch",), address, progress)
     jobs, seats = _match_jobs(game, num_players, agents, num_games, seed, max_batch)
     with _progress_bar(num_games, f"{game} {' vs '.join(agents)}", progress) as bar:
         parts = run_jobs(
@@ -552,6 +565,7 @@ def run_ladder(
         jobs += pair_jobs
         owners += [index] * len(pair_jobs)
         tables.append(seats)
+    warm_for_ray(game, ("batch",), address, progress)
     total = games_per_pair * len(pairs)
     with _progress_bar(total, f"{game} ladder", progress) as bar:
         parts = run_jobs(
