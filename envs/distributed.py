@@ -234,15 +234,20 @@ def run_on_ray(
         pending[remote.remote(fn, job, threads_per_worker)] = index
         if len(pending) >= num_workers:
             break
-    while pending:
-        [ready], _ = ray.wait(list(pending), num_returns=1)
-        index = pending.pop(ready)
-        results[index] = ray.get(ready)
-        if on_done is not None:
-            on_done(index, results[index])
-        for next_index, job in queue:
-            pending[remote.remote(fn, job, threads_per_worker)] = next_index
-            break
+    try:
+        while pending:
+            [ready], _ = ray.wait(list(pending), num_returns=1)
+            index = pending.pop(ready)
+            results[index] = ray.get(ready)
+            if on_done is not None:
+                on_done(index, results[index])
+            for next_index, job in queue:
+                pending[remote.remote(fn, job, threads_per_worker)] = next_index
+                break
+    except BaseException:
+        for ref in pending:  # do not leave the other shards running for nothing
+            ray.cancel(ref)
+        raise
     return results
 
 
