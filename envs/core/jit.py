@@ -20,6 +20,15 @@ cache directory (``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`
 ``-boundscheck`` suffix: Numba's index does not tell checked from unchecked code. If nothing is
 writable, kernels compile without a cache and one ``CacheWarning`` says so.
 
+One specialisation per kernel
+----------------------------
+Numba compiles a separate copy of a called kernel for every literal argument value and every
+integer width its call sites pass (a player read from an int8 field, a constant, a prange
+index typed uint64). Radlands compiled 339 function copies for 143 functions. Kernels here are
+compiled for widened argument types instead (``_KernelDispatcher``), which halved that count and
+cut Radlands' cold compile CPU time by about 40% (benchmarks/README.md, issue 11);
+tests/test_compile.py checks that every kernel has one signature.
+
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
@@ -38,6 +47,8 @@ from importlib import metadata
 from pathlib import Path
 
 import numba
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
 
@@ -176,14 +187,53 @@ def _numba_cache_dir(path: str):
         numba.config.CACHE_DIR = previous
 
 
+def _widen(arg_type):
+    """The type a kernel is compiled for when another kernel passes ``arg_type``: literal and
+    narrow integers become int64, literal booleans plain booleans. uint64 stays (RNG words)."""
+    if isinstance(arg_type, (types.IntegerLiteral, types.BooleanLiteral)):
+        arg_type = types.unliteral(arg_type)
+    if isinstance(arg_type, types.Integer) and arg_type.bitwidth < 64:
+        return types.int64
+    return arg_type
+
+
+# Kernel arguments with these names are indices (``g`` a game in ``states``, ``slot`` a row of
+# RNG words): int64 whether they come from Python or from a prange loop (typed uint64 there).
+INDEX_ARGUMENTS = ("g", "slot")
+
+
+class _KernelDispatcher(CPUDispatcher):
+    """Compiles one specialisation where Numba would compile one per literal value and per
+    integer width at the call sites (a player read from an int8 field, a constant, an int64
+    sum, a prange index): each copy of a large kernel costs seconds of compile time and runs
+    no faster. The caller's arguments are cast to the widened signature."""
+
+    def get_call_template(self, args, kws):
+        code = self.py_func.__code__
+        index_positions = {
+            k
+            for k, name in enumerate(code.co_varnames[: code.co_argcount])
+            if name in INDEX_ARGUMENTS
+        }
+        args = tuple(
+            types.int64 if k in index_positions and isinstance(a, types.Integer) else _widen(a)
+            for k, a in enumerate(args)
+        )
+        kws = {name: _widen(a) for name, a in kws.items()}
+        return super().get_call_template(args, kws)
+
+
 def _compile(fn, **extra):
     if numba.config.DISABLE_JIT:
         return numba.njit(**JIT_OPTIONS, **extra)(fn)
     path = _writable_cache_dir(kernel_group(fn.__module__))
     if path is None:
-        return numba.njit(**{**JIT_OPTIONS, "cache": False}, **extra)(fn)
-    with _numba_cache_dir(path):
-        return numba.njit(**JIT_OPTIONS, **extra)(fn)
+        dispatcher = numba.njit(**{**JIT_OPTIONS, "cache": False}, **extra)(fn)
+    else:
+        with _numba_cache_dir(path):
+            dispatcher = numba.njit(**JIT_OPTIONS, **extra)(fn)
+    dispatcher.__class__ = _KernelDispatcher
+    return dispatcher
 
 
 def kernel(fn):
