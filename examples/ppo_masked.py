@@ -63,6 +63,7 @@ def parse_args(argv=None):
     a("--vf-coef", type=float, default=0.5)
     a("--max-grad-norm", type=float, default=0.5)
     a("--target-kl", type=float, default=None)
+    a("--init", metavar="CKPT", help="start from this checkpoint's weights (a curriculum)")
     a("--checkpoint", default=None, help="where to save (default runs/ppo_<game>.pt)")
     a("--curve", default=None, help="learning-curve JSON (default: beside the checkpoint)")
     a("--eval-games", type=int, default=0, help="after training: games vs --eval-opponents")
@@ -112,6 +113,14 @@ def train(args) -> dict:
     obs_high = envs.single_observation_space.high.astype(np.float32)
     num_actions = int(envs.single_action_space.n)
     agent = Agent(obs_high, num_actions, args.hidden)
+    if args.init:
+        from meeple_gym.baselines.torch_agent import load_checkpoint
+
+        init = load_checkpoint(args.init)
+        if init["game"] != args.game or init["hidden"] != list(args.hidden):
+            raise SystemExit(f"--init {args.init}: trained for another game or --hidden")
+        agent.actor.load_state_dict(init["actor"])
+        agent.critic.load_state_dict(init["critic"])
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     n, t_len = args.num_envs, args.num_steps
@@ -351,6 +360,8 @@ def plot(curve_paths, png) -> Path:
         run = json.loads(Path(path).read_text())
         curve = run["curve"]
         label = f"{run['args']['game']} vs {run['opponent']} (seed {run['seed']})"
+        if run["args"].get("init"):
+            label += f", from {Path(run['args']['init']).name}"
         minutes = np.array([e["wall_time"] for e in curve]) / 60
         wins = np.array([e["wins"] for e in curve], dtype=float)
         games = np.array([e["games"] for e in curve], dtype=float)
@@ -378,7 +389,6 @@ def plot(curve_paths, png) -> Path:
     ax_len.set(
         xlabel="training wall time (min)", ylabel="learner decisions per game", title="game length"
     )
-    ax_len.set_yscale("log")
     ax_win.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     png = Path(png)
