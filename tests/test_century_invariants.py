@@ -8,6 +8,8 @@ import pytest
 
 from meeple_gym.century import rules as R
 from meeple_gym.century.data import DECK_TYPES, MERCHANT_IN, MERCHANT_OUT, POINT_COST, POINT_VALUE
+from meeple_gym.century.spec import SPEC
+from meeple_gym.core.batch import play_random_games
 from meeple_gym.core.rng import game_key
 
 
@@ -127,16 +129,10 @@ def test_invariants_large(num_players):
 @pytest.mark.parametrize("num_players", [2, 5])
 def test_every_game_ends_in_kernel_rollouts(num_players):
     """CSR-E4: random games end by the rules, far below the step cap."""
-    chunks = 32
-    scratch = np.zeros(chunks, R.STATE_DTYPE)
-    masks = np.zeros((chunks, R.NUM_ACTIONS), np.int8)
     n = 2000
-    length = np.zeros(n, np.int64)
-    scores = np.zeros((n, R.MAX_PLAYERS), np.int32)
-    winner = np.zeros(n, np.int64)
-    truncated = np.zeros(n, np.bool_)
-    R.random_rollout_kernel(
-        scratch, masks, 0, n, num_players, np.uint64(3), length, scores, winner, truncated
+    out = play_random_games(SPEC, 0, n, num_players, 3, 0, chunk=700)
+    length, scores, winner, truncated = (
+        out[k] for k in ("length", "scores", "winner", "truncated")
     )
     assert not truncated.any()
     assert length.max() < R.STEP_CAP

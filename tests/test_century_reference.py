@@ -27,7 +27,6 @@ from meeple_gym.century.rules import (
     A_TRADE,
     CARAVAN_LIMIT,
     MARKET_SIZE,
-    MAX_PLAYERS,
     N_DECK,
     N_POINT,
     NUM_ACTIONS,
@@ -40,6 +39,8 @@ from meeple_gym.century.rules import (
     STATE_DTYPE,
     STEP_CAP,
 )
+from meeple_gym.century.spec import SPEC
+from meeple_gym.core.batch import play_random_games
 from meeple_gym.core.rng import STREAM_POLICY, PyRng, game_key, py_derive_key
 
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -237,25 +238,11 @@ def test_step_cap_truncates_like_the_kernel():
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_random_rollout_kernel_matches_reference(num_players):
-    seed, first_game, num_games, chunks = 4321, 3, 12, 2
-    scratch = np.zeros(chunks, STATE_DTYPE)
-    masks = np.zeros((chunks, NUM_ACTIONS), np.int8)
-    lengths = np.zeros(num_games, np.int64)
-    scores = np.zeros((num_games, MAX_PLAYERS), np.int64)
-    winners = np.zeros(num_games, np.int64)
-    truncated = np.zeros(num_games, np.bool_)
-    rules.random_rollout_kernel(
-        scratch,
-        masks,
-        first_game,
-        num_games,
-        num_players,
-        seed,
-        lengths,
-        scores,
-        winners,
-        truncated,
+def test_random_rollout_matches_reference(num_players):
+    seed, first_game, num_games = 4321, 3, 12
+    out = play_random_games(SPEC, first_game, num_games, num_players, seed, 0, chunk=5)
+    lengths, scores, winners, truncated = (
+        out[k] for k in ("length", "scores", "winner", "truncated")
     )
     for k in range(num_games):
         g = first_game + k

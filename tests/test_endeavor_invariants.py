@@ -1,5 +1,5 @@
 """Invariants over many uniform-random Endeavor games (2-4 players), checked after every
-decision, and the determinism of ``random_rollout_kernel``.
+decision, and the determinism of the in-kernel random rollout (``play_random_games``).
 
 The default run is small; ``pytest -m slow`` plays the large count.
 """
@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from endeavor_helpers import card_counts, extra_tokens_on_board, new_game
 
+from meeple_gym.core.batch import play_random_games
 from meeple_gym.endeavor import rules as R
+from meeple_gym.endeavor.spec import SPEC
 
 TOKENS = {2: 15, 3: 18, 4: 15}  # END-S1
 
@@ -69,32 +71,14 @@ def test_invariants_large(n):
         _play_and_check(n, 1000 + seed, rng)
 
 
-def _rollout(num_players, num_games, chunks, threads, first_game=0):
+def _rollout(num_players, num_games, chunk, threads, first_game=0):
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        scratch = np.zeros(chunks, R.STATE_DTYPE)
-        masks = np.zeros((chunks, R.NUM_ACTIONS), np.int8)
-        lengths = np.zeros(num_games, np.int32)
-        scores = np.zeros((num_games, num_players), np.int32)
-        winners = np.zeros(num_games, np.int8)
-        truncated = np.zeros(num_games, np.bool_)
-        R.random_rollout_kernel(
-            scratch,
-            masks,
-            first_game,
-            num_games,
-            num_players,
-            np.uint64(5),
-            lengths,
-            scores,
-            winners,
-            truncated,
-            0,
-        )
+        out = play_random_games(SPEC, first_game, num_games, num_players, 5, 0, chunk=chunk)
     finally:
         numba.set_num_threads(previous)
-    return lengths, scores, winners, truncated
+    return out["length"], out["scores"], out["winner"], out["truncated"]
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

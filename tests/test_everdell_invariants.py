@@ -10,9 +10,11 @@ import numba
 import numpy as np
 import pytest
 
+from meeple_gym.core.batch import play_random_games
 from meeple_gym.core.rng import game_key
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
+from meeple_gym.everdell.spec import SPEC
 
 
 def _cards_accounted(s):
@@ -121,22 +123,14 @@ def test_final_scores_match_score_of():
             assert s["score"][p] == R.score_of(s, p)
 
 
-def _rollout(num_games, num_players, chunks, threads):
+def _rollout(num_games, num_players, chunk, threads):
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        scratch = np.zeros(chunks, R.STATE_DTYPE)
-        masks = np.zeros((chunks, R.NUM_ACTIONS), np.int8)
-        lengths = np.zeros(num_games, np.int32)
-        scores = np.zeros((num_games, num_players), np.int32)
-        winners = np.zeros(num_games, np.int8)
-        truncated = np.zeros(num_games, np.bool_)
-        R.random_rollout_kernel(
-            scratch, masks, 0, num_games, num_players, 5, lengths, scores, winners, truncated, 0
-        )
+        out = play_random_games(SPEC, 0, num_games, num_players, 5, 0, chunk=chunk)
     finally:
         numba.set_num_threads(previous)
-    return lengths, scores, winners, truncated
+    return out["length"], out["scores"], out["winner"], out["truncated"]
 
 
 def test_rollouts_end_and_do_not_depend_on_chunks_or_threads():

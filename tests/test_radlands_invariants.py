@@ -6,8 +6,10 @@ The default run is small; ``pytest -m slow`` plays the large count.
 import numpy as np
 import pytest
 
+from meeple_gym.core.batch import play_random_games
 from meeple_gym.core.rng import game_key
 from meeple_gym.radlands import rules as R
+from meeple_gym.radlands.spec import SPEC
 
 ALL_OPTION_CODES = range(16)  # every combination of the four option bits
 
@@ -75,16 +77,10 @@ def test_invariants_large(options):
 
 def test_every_game_ends_in_kernel_rollouts():
     """RAD-E1/E2: random games end by a win or the deck-exhaustion draw, never the cap."""
-    chunks = 32
     n = 3000
-    scratch = np.zeros(chunks, R.STATE_DTYPE)
-    masks = np.zeros((chunks, R.NUM_ACTIONS), np.int8)
-    length = np.zeros(n, np.int64)
-    scores = np.zeros((n, 2), np.int32)
-    winner = np.zeros(n, np.int64)
-    truncated = np.zeros(n, np.bool_)
-    R.random_rollout_kernel(
-        scratch, masks, 0, n, 2, np.uint64(5), length, scores, winner, truncated, np.int64(0)
+    out = play_random_games(SPEC, 0, n, 2, 5, 0, chunk=1000)
+    length, scores, winner, truncated = (
+        out[k] for k in ("length", "scores", "winner", "truncated")
     )
     assert not truncated.any()
     decided = winner >= 0

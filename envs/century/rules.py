@@ -37,8 +37,8 @@ from meeple_gym.century.data import (
     STARTING_UPGRADE_TYPE,
 )
 from meeple_gym.core.jit import kernel, parallel_kernel
-from meeple_gym.core.rng import STREAM_GAME, STREAM_POLICY, derive_key, randint, shuffle
-from meeple_gym.core.sampling import random_legal
+from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
+from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
@@ -506,6 +506,8 @@ def step_batch(
     always holds a live game. A game whose action is negative is left as it is (no reward)
     unless it has an opponent to play. The opponent draws with ``words[i]`` (advanced in
     place) and the learner sits in ``next_seats[i]`` after an end; see envs/core/game.py.
+    ``seats[i] == ALL_SEATS_RANDOM`` plays every seat at random until the game ends and keeps
+    the finished game in place (the random rollout: one kernel serves both, issue 11).
     """
     for i in prange(states.shape[0]):
         action = actions[i]
@@ -514,9 +516,13 @@ def step_batch(
             rewards[i, :] = 0.0
             terminated[i] = False
             truncated[i] = False
-        seat = seats[i]  # the learner's seat, or -1: no random opponent play
+        seat = seats[i]  # the learner's seat, -1: no random opponent play, or ALL_SEATS_RANDOM
+        everyone = seat == ALL_SEATS_RANDOM
         ended = False
-        if action < 0 and seat >= 0 and states[i].current_player != seat:
+        if everyone:
+            legal_mask_into(states, i, masks[i])
+            action = random_legal(masks[i], words, i)
+        elif action < 0 and seat >= 0 and states[i].current_player != seat:
             action = random_legal(masks[i], words, i)
         while action >= 0:
             apply_action(states, i, action)
@@ -532,6 +538,8 @@ def step_batch(
                     for p in range(num_players):
                         final_scores[i, p] = s.score[p]
                     final_lengths[i] = s.step_count
+                    if everyone:
+                        break  # a rollout keeps its finished game; no re-deal
                     final_states[i] = s  # kept: the re-deal below overwrites it
                 episodes[i] += 1
                 key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
@@ -541,45 +549,5 @@ def step_batch(
                 ended = True
             legal_mask_into(states, i, masks[i])
             action = -1
-            if seat >= 0 and states[i].current_player != seat:
+            if everyone or seat >= 0 and states[i].current_player != seat:
                 action = random_legal(masks[i], words, i)
-
-
-@parallel_kernel
-def random_rollout_kernel(
-    scratch,
-    masks,
-    first_game,
-    num_games,
-    num_players,
-    seed,
-    out_len,
-    out_scores,
-    out_winner,
-    out_trunc,
-    options=0,
-):
-    """Play games ``first_game … first_game+num_games-1`` uniform-randomly, entirely in Numba.
-
-    Game ``g`` deals from key (seed, g, STREAM_GAME), exactly like slot ``g`` of a batch on its
-    first episode, and picks actions from key (seed, g, STREAM_POLICY), so every result
-    depends on the seed alone. ``scratch`` holds one state per worker chunk.
-    """
-    chunks = scratch.shape[0]
-    for c in prange(chunks):
-        policy = np.zeros(1, dtype=np.uint64)
-        mask = masks[c]
-        for k in range(c, num_games, chunks):
-            g = first_game + k
-            policy[0] = derive_key(seed, np.uint64(g), np.uint64(STREAM_POLICY))
-            key = derive_key(seed, np.uint64(g), np.uint64(STREAM_GAME))
-            init_game(scratch, c, num_players, key, options)
-            s = scratch[c]
-            while s.phase != PHASE_OVER:
-                legal_mask_into(scratch, c, mask)
-                apply_action(scratch, c, random_legal(mask, policy, 0))
-            out_len[k] = s.step_count
-            for p in range(num_players):
-                out_scores[k, p] = s.score[p]
-            out_winner[k] = s.winner
-            out_trunc[k] = s.truncated == 1

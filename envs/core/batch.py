@@ -45,6 +45,7 @@ from meeple_gym.core.errors import ActionError, IllegalActionError, OptionError,
 from meeple_gym.core.game import GameSpec
 from meeple_gym.core.gate import IssuedStates, validate_records
 from meeple_gym.core.options import check_int, short_repr
+from meeple_gym.core.sampling import ALL_SEATS_RANDOM, fill_policy_words
 from meeple_gym.core.threads import check_fork_safe
 
 MAX_SEED = (1 << 64) - 1
@@ -312,6 +313,11 @@ class BatchEnv:
         )
 
 
+# Games per step_batch call in a rollout: many more than threads (games differ in length),
+# few enough that the records stay small (Everdell's is 2.8 kB).
+ROLLOUT_CHUNK = 4096
+
+
 def random_rollout(
     spec: GameSpec, num_games: int, num_players: int, seed, threads=None, options=None
 ) -> dict:
@@ -320,25 +326,76 @@ def random_rollout(
     if threads is not None:
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     code = spec.options_code({**spec.options, **(options or {})}, num_players)
-    seats = spec.seats(num_players)
     check_fork_safe()
     previous = numba.get_num_threads()
     if threads is not None:
         numba.set_num_threads(threads)
     try:
-        # Many more chunks than threads: games differ a lot in length.
-        chunks = max(1, min(num_games, 64 * numba.get_num_threads()))
-        scratch = np.zeros(chunks, dtype=spec.state_dtype)
-        masks = np.zeros((chunks, spec.num_actions), dtype=np.int8)
-        length = np.zeros(num_games, dtype=np.int64)
-        scores = np.zeros((num_games, spec.max_players), dtype=np.int32)
-        winner = np.zeros(num_games, dtype=np.int64)
-        truncated = np.zeros(num_games, dtype=np.bool_)
-        spec.random_rollout_kernel(
-            scratch, masks, 0, num_games, num_players, seed, length, scores, winner, truncated, code
-        )
+        return play_random_games(spec, 0, num_games, num_players, seed, code)
     finally:
         numba.set_num_threads(previous)
+
+
+def play_random_games(
+    spec: GameSpec,
+    first_game: int,
+    num_games: int,
+    num_players: int,
+    seed,
+    options_code: int = 0,
+    chunk: int = ROLLOUT_CHUNK,
+) -> dict:
+    """Games ``first_game … first_game + num_games - 1`` played uniformly at random in Numba
+    (arguments already checked). Game ``g`` deals from key (seed, g, 0) like slot ``g`` of a
+    batch on its first episode and draws its moves from the policy stream (seed, g); a game's
+    result depends only on (seed, g), so any split of the games (``chunk`` rows per kernel
+    call, or shards across processes) gives the same results."""
+    seats = spec.seats(num_players)
+    seed = np.uint64(seed)
+    length = np.zeros(num_games, dtype=np.int64)
+    scores = np.zeros((num_games, spec.max_players), dtype=np.int32)
+    winner = np.zeros(num_games, dtype=np.int64)
+    truncated = np.zeros(num_games, dtype=np.bool_)
+    rows = min(num_games, chunk)
+    states = np.zeros(rows, dtype=spec.state_dtype)
+    masks = np.zeros((rows, spec.num_actions), dtype=np.int8)
+    rewards = np.zeros((rows, spec.max_players), dtype=np.float32)
+    flags = np.zeros((2, rows), dtype=np.bool_)
+    episodes = np.zeros(rows, dtype=np.int64)
+    final_scores = np.zeros((rows, spec.max_players), dtype=np.int32)
+    final_lengths = np.zeros(rows, dtype=np.int64)
+    actions = np.full(rows, -1, dtype=np.int64)
+    all_random = np.full(rows, ALL_SEATS_RANDOM, dtype=np.int64)
+    words = np.zeros(rows, dtype=np.uint64)
+    for start in range(0, num_games, rows):
+        n = min(rows, num_games - start)
+        first = first_game + start
+        episodes[:n] = 0
+        spec.reset_batch(states[:n], num_players, seed, first, episodes[:n], options_code)
+        fill_policy_words(seed, first, words[:n])
+        spec.step_batch(
+            states[:n],
+            actions[:n],
+            masks[:n],
+            rewards[:n],
+            flags[0, :n],
+            flags[1, :n],
+            num_players,
+            seed,
+            episodes[:n],
+            final_scores[:n],
+            final_lengths[:n],
+            states[:0],  # no terminal copies: a rollout keeps its finished games in place
+            options_code,
+            all_random[:n],
+            all_random[:n],
+            words[:n],
+        )
+        done = slice(start, start + n)
+        length[done] = final_lengths[:n]
+        scores[done] = final_scores[:n]
+        winner[done] = states["winner"][:n]
+        truncated[done] = states["truncated"][:n] == 1
     return {
         "length": length,
         "scores": scores[:, :seats],

@@ -24,9 +24,10 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
   ``next_seats[i]``; ``rewards``/``terminated``/``truncated`` and the ``final_*`` arrays keep
   that first end. If the next game ends too before the learner acts, the game is re-dealt
   and left for the caller (who knows the seat after it). With every ``seats[i]`` = -1 this is
-  the plain batch step.
-- ``random_rollout_kernel(scratch, masks, first_game, num_games, num_players, seed, lengths,
-  scores, winners, truncated, options)``.
+  the plain batch step. ``seats[i] = ALL_SEATS_RANDOM`` (meeple_gym.core.sampling) plays
+  every seat at random until game ``i`` ends and leaves the finished game in place: the
+  in-kernel random rollout (``meeple_gym.core.batch.play_random_games``) is this, so each
+  game's interpreter is compiled into one parallel kernel, not two (issue 11).
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the
   float32 observation of ``player`` (from ``encoders/<game>``).
 
@@ -69,7 +70,6 @@ class GameSpec:
     reset_batch: Callable
     legal_masks_batch: Callable
     step_batch: Callable
-    random_rollout_kernel: Callable
     encode_into: Callable
     encode_batch: Callable
     action_to_string: Callable[[np.ndarray, int, int], str]
@@ -117,7 +117,6 @@ class GameSpec:
             reset_batch=rules.reset_batch,
             legal_masks_batch=rules.legal_masks_batch,
             step_batch=rules.step_batch,
-            random_rollout_kernel=rules.random_rollout_kernel,
             encode_into=encoder.encode_into,
             encode_batch=encoder.encode_batch,
             action_to_string=snapshot.action_to_string,

@@ -10,6 +10,10 @@ from numba import prange
 from meeple_gym.core.jit import kernel, parallel_kernel
 from meeple_gym.core.rng import STREAM_POLICY, derive_key, randint
 
+# The seat value that asks a game's step_batch to play every seat at random to the end of the
+# game (the in-kernel random rollout); -1 means no random play, k >= 0 plays all but seat k.
+ALL_SEATS_RANDOM = -2
+
 
 @kernel
 def random_legal(mask, words, slot):
@@ -44,6 +48,11 @@ def random_legal_actions(masks, words, out):
 def _fill_words(seed, first_row, words):
     for i in prange(words.shape[0]):
         words[i] = derive_key(seed, np.uint64(first_row + i), np.uint64(STREAM_POLICY))
+
+
+def fill_policy_words(seed, first_row: int, words: np.ndarray) -> None:
+    """``words[k]`` = the policy-stream key of row ``first_row + k`` (uint64, in place)."""
+    _fill_words(np.uint64(seed), first_row, words)
 
 
 def policy_words(seed: int, batch_size: int) -> np.ndarray:
