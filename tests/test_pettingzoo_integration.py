@@ -42,6 +42,13 @@ def _first_illegal(mask) -> int:
     return int(np.flatnonzero(np.asarray(mask) == 0)[0])
 
 
+def _actor(infos):
+    """The agent the parallel env marks as the one to act."""
+    (actor,) = [agent for agent, info in infos.items() if info["is_active"]]
+    assert infos[actor]["active_seat"] == int(actor.split("_")[1])
+    return actor
+
+
 def _play_first_legal_parallel(env, seed):
     """Play one game through the parallel env, the actor taking its lowest legal action and
     every other agent sending an illegal action (which must be ignored)."""
@@ -49,7 +56,7 @@ def _play_first_legal_parallel(env, seed):
     totals = dict.fromkeys(env.possible_agents, 0.0)
     steps = 0
     while env.agents:
-        actor = infos[env.agents[0]]["active_agent"]
+        actor = _actor(infos)
         actions = {}
         for agent in env.agents:
             mask = observations[agent]["action_mask"]
@@ -202,7 +209,9 @@ def test_parallel_names_the_active_agent_right_after_reset_and_ignores_the_other
     par = mg.make_parallel("century", 3)
     observations, infos = par.reset(seed=5)
     assert set(infos) == set(par.possible_agents)
-    assert {info["active_agent"] for info in infos.values()} == {aec.agent_selection}
+    assert [a for a, info in infos.items() if info["is_active"]] == [aec.agent_selection]
+    seat = aec.unwrapped.agent_name_mapping[aec.agent_selection]
+    assert {info["active_seat"] for info in infos.values()} == {seat}
     actor = aec.agent_selection
     assert np.array_equal(observations[actor]["action_mask"], aec.last()[0]["action_mask"])
     masks = par.action_masks()
@@ -224,7 +233,7 @@ def test_parallel_plays_the_same_game_as_the_aec_env(game):
 def test_parallel_infos_are_fresh_dicts():
     par = mg.make_parallel("century", 2, observation_mode="flat")
     observations, infos = par.reset(seed=1)
-    actor = infos["player_0"]["active_agent"]
+    actor = _actor(infos)
     kept = {a: dict(i) for a, i in infos.items()}
     kept_mask = infos[actor]["action_mask"].copy()
     _, _, _, _, infos2 = par.step(
@@ -363,7 +372,7 @@ def test_supersuit_wrappers_on_the_flat_parallel_env(game):
     for _ in range(30):
         if not env.agents:
             break
-        actor = infos[env.agents[0]]["active_agent"]
+        actor = _actor(infos)
         assert all(
             o.shape == (2 * size,) and 0 <= o.min() <= o.max() <= 1 for o in observations.values()
         )
@@ -403,7 +412,7 @@ def test_pickled_parallel_env_continues_the_same_game():
     observations, infos = par.reset(seed=4)
     twin = pickle.loads(pickle.dumps(par))
     for _ in range(15):
-        actor = infos["player_0"]["active_agent"]
+        actor = _actor(infos)
         actions = {a: _first_legal(observations[actor]["action_mask"]) for a in par.agents}
         observations, rewards, _, _, infos = par.step(actions)
         twin_obs, twin_rewards, _, _, twin_infos = twin.step(actions)

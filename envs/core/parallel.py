@@ -3,17 +3,19 @@
 >>> import meeple_gym as mg
 >>> env = mg.make_parallel("century", num_players=2)
 >>> observations, infos = env.reset(seed=0)
->>> actor = infos["player_0"]["active_agent"]          # the one agent whose action counts
+>>> actor = next(a for a, info in infos.items() if info["is_active"])  # the one that counts
 >>> mask = observations[actor]["action_mask"]
 >>> actions = {a: 0 for a in env.agents} | {actor: int(mask.nonzero()[0][0])}
 >>> observations, rewards, terminations, truncations, infos = env.step(actions)
 
-The games are turn-based, so every ``step`` takes a dict with an action for each live agent
-and applies only the action of the agent to act (``infos[agent]["active_agent"]``, present
-after ``reset`` and after every ``step``); the others' actions are ignored and their masks are
-all zero. This is ``pettingzoo.utils.conversions.turn_based_aec_to_parallel_wrapper`` with two
-changes: ``reset`` names the active agent too, and every ``infos`` dict handed out is a fresh
-copy (PettingZoo's wrapper hands out, and later edits, the AEC env's own dicts).
+The games are turn-based, so every ``step`` takes a dict with an action for each live agent and
+applies only the action of the agent to act: ``infos[agent]["active_seat"]`` (its seat, an int)
+and ``infos[agent]["is_active"]`` (a bool) are present after ``reset`` and after every ``step``;
+the others' actions are ignored and their masks are all zero. Numbers, not the agent's name:
+libraries that turn every info value into a tensor refuse strings. This is
+``pettingzoo.utils.conversions.turn_based_aec_to_parallel_wrapper`` with two changes: ``reset``
+marks the active agent too, and every ``infos`` dict handed out is a fresh copy (PettingZoo's
+wrapper hands out, and later edits, the AEC env's own dicts).
 """
 
 from __future__ import annotations
@@ -44,8 +46,11 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
         out = {agent: dict(info) for agent, info in infos.items()}
         if self.aec_env.agents:
             actor = self.aec_env.agent_selection
+            seat = self.aec_env.unwrapped.agent_name_mapping[actor]
             for agent in self.aec_env.agents:
-                out.setdefault(agent, {})["active_agent"] = actor
+                info = out.setdefault(agent, {})
+                info["active_seat"] = seat
+                info["is_active"] = agent == actor
         return out
 
     def action_masks(self) -> dict[str, np.ndarray]:
