@@ -12,7 +12,7 @@ and the shard's position, never on which worker plays it or how many there are:
 - a uniform-random rollout (no ``agents``) is the in-kernel ``random_rollout`` of
   ``meeple_gym.core.batch``: game ``g`` deals from key (seed, g) and draws its moves from
   (seed, g, policy), so a shard is just the range of game indices it plays
-  (``random_rollout_kernel(first_game, num_games)``);
+  (``play_random_games(first_game, num_games)``);
 - a match or an agent rollout is played in batches of ``max_batch`` games
   (``meeple_gym.baselines.evaluate.match_chunks``): each batch has its own seed and makes its
   named agents afresh from it, so a shard is one batch;
@@ -55,42 +55,19 @@ SHARDS_PER_WORKER = 4
 
 
 def random_rollout_shard(job: dict) -> dict:
-    """Games ``job["first"] .. job["first"] + job["count"] - 1`` of a uniform-random rollout,
-    played by the game's ``random_rollout_kernel``: the same games, move for move, as those
+    """Games ``job["first"] .. job["first"] + job["count"] - 1`` of a uniform-random rollout
+    (``meeple_gym.core.batch.play_random_games``): the same games, move for move, as those
     indices of ``make_batch(game, 1, num_players, seed).random_rollout(...)``."""
-    import numba
-
     import meeple_gym as mg
-    from meeple_gym.core.batch import check_seed
+    from meeple_gym.core.batch import check_seed, play_random_games
     from meeple_gym.core.threads import check_fork_safe
 
     spec = mg.get_spec(job["game"])
-    num_players, count = job["num_players"], job["count"]
+    num_players = job["num_players"]
     code = spec.options_code(dict(spec.options), num_players)
     check_fork_safe()
-    # As BatchEnv.random_rollout: the number of scratch chunks only changes the speed.
-    chunks = max(1, min(count, 64 * numba.get_num_threads()))
-    scratch = np.zeros(chunks, dtype=spec.state_dtype)
-    masks = np.zeros((chunks, spec.num_actions), dtype=np.int8)
-    length = np.zeros(count, dtype=np.int64)
-    scores = np.zeros((count, spec.max_players), dtype=np.int32)
-    winner = np.zeros(count, dtype=np.int64)
-    truncated = np.zeros(count, dtype=np.bool_)
-    spec.random_rollout_kernel(
-        scratch,
-        masks,
-        job["first"],
-        count,
-        num_players,
-        check_seed(job["seed"]),
-        length,
-        scores,
-        winner,
-        truncated,
-        code,
-    )
-    seats = spec.seats(num_players)
-    return {"length": length, "scores": scores[:, :seats], "winner": winner, "truncated": truncated}
+    seed = check_seed(job["seed"])
+    return play_random_games(spec, job["first"], job["count"], num_players, seed, code)
 
 
 class _Recorder:
@@ -140,7 +117,7 @@ def match_shard(job: dict) -> dict:
     return out
 
 
-def _concat(parts: list[dict]) -> dict:
+def merge_shards(parts: list[dict]) -> dict:
     """Shard results joined in shard order; trajectory offsets shifted to the whole run."""
     out = {}
     for key in parts[0]:
@@ -402,7 +379,7 @@ def rollout(
                 num_workers,
                 on_done=lambda i, r: bar.update(r["length"].shape[0]),
             )
-        out = _concat(parts)
+        out = merge_shards(parts)
         out["seat_agent"] = seats
         meta["agents"] = [evaluate.agent_label(a) for a in agents]
         meta["max_batch"] = max_batch
@@ -443,7 +420,7 @@ def _random_rollout(
             num_workers,
             on_done=lambda i, r: bar.update(r["length"].shape[0]),
         )
-    return _concat(parts)
+    return merge_shards(parts)
 
 
 def save_rollout(result: dict, path) -> str:
@@ -482,7 +459,7 @@ def _match_jobs(game, num_players, agents, num_games, seed, max_batch) -> tuple[
 def _summary(game, num_players, agents, seed, seats, parts) -> dict:
     from meeple_gym.baselines import evaluate
 
-    out = _concat(parts)
+    out = merge_shards(parts)
     return evaluate.match_summary(
         game,
         num_players,

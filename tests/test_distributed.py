@@ -57,7 +57,7 @@ def test_random_shards_replay_the_same_games_in_any_split():
             for f in range(0, 90, size)
         ]
         parts = [distributed.random_rollout_shard(job) for job in jobs]
-        assert_same_arrays(expected, distributed._concat(parts))
+        assert_same_arrays(expected, distributed.merge_shards(parts))
 
 
 def test_local_rollout_is_the_batch_rollout():
@@ -211,7 +211,7 @@ def test_worker_dying_mid_run_is_retried_with_identical_results(ray, tmp_path):
     ]
     parts = distributed.run_on_ray(crash_once, jobs, num_workers=2, max_retries=2)
     assert os.path.exists(flag)
-    assert_same_arrays(reference_rollout(80, seed=13), distributed._concat(parts))
+    assert_same_arrays(reference_rollout(80, seed=13), distributed.merge_shards(parts))
     os.remove(flag)  # the same crash with no retries left is an error, not a silent gap
     with pytest.raises(ray.exceptions.WorkerCrashedError):
         distributed.run_on_ray(crash_once, jobs[:1], max_retries=0)
