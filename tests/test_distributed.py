@@ -117,6 +117,18 @@ def test_save_and_load(tmp_path):
         assert raw["traj_offsets"][-1] == raw["traj_action"].shape[0]
 
 
+def test_cli_rollout_with_agents_writes_trajectories(tmp_path, capsys):
+    path = tmp_path / "games.npz"
+    argv = ["rollout", "--games", "6", "--agents", "heuristic", "random", "--trajectories"]
+    assert main([*argv, "--seed", "4", "--out", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "heuristic vs random: 6 games" in text and str(path) in text
+    games = distributed.load_rollout(path)
+    assert games["meta"]["agents"] == ["heuristic", "random"]
+    np.testing.assert_array_equal(np.diff(games["traj_offsets"]), games["length"])
+    assert "traj_observation" not in games  # only with --observations
+
+
 def test_bad_arguments():
     with pytest.raises(OptionError, match="backend"):
         distributed.rollout(GAME, 2, 4, backend="dask")
