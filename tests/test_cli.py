@@ -144,7 +144,10 @@ def test_bench_quick_json_keys(capsys, tmp_path):
         "rollout_games_per_s_max_players",
         "aec_steps_per_s",
         "warm_start_s",
+        "vector_env_vs_batch_ratio",
     }
+    vector = result["vector_env"]
+    assert vector["runs"] and all(r["ratio"] > 0 for r in vector["runs"])
 
 
 @pytest.mark.parametrize(
