@@ -257,6 +257,19 @@ def _progress_bar(total: int, desc: str, progress: bool):
     )
 
 
+def _run_with_progress(fn, jobs, backend, address, num_workers, total, desc, progress):
+    """``run_jobs`` with a bar that counts the games of each finished shard."""
+    with _progress_bar(total, desc, progress) as bar:
+        return run_jobs(
+            fn,
+            jobs,
+            backend,
+            address,
+            num_workers,
+            on_done=lambda i, r: bar.update(r["length"].shape[0]),
+        )
+
+
 def _named_agents(agents, backend: str) -> list:
     if backend == "ray":
         for agent in agents:
@@ -370,15 +383,9 @@ def rollout(
             }
             for a, b, s in evaluate.match_chunks(num_games, seed, max_batch)
         ]
-        with _progress_bar(num_games, f"{game} rollout", progress) as bar:
-            parts = run_jobs(
-                match_shard,
-                jobs,
-                backend,
-                address,
-                num_workers,
-                on_done=lambda i, r: bar.update(r["length"].shape[0]),
-            )
+        parts = _run_with_progress(
+            match_shard, jobs, backend, address, num_workers, num_games, f"{game} rollout", progress
+        )
         out = merge_shards(parts)
         out["seat_agent"] = seats
         meta["agents"] = [evaluate.agent_label(a) for a in agents]
@@ -411,15 +418,16 @@ def _random_rollout(
         }
         for first in range(0, num_games, shard_games)
     ]
-    with _progress_bar(num_games, f"{game} rollout", progress) as bar:
-        parts = run_jobs(
-            random_rollout_shard,
-            jobs,
-            backend,
-            address,
-            num_workers,
-            on_done=lambda i, r: bar.update(r["length"].shape[0]),
-        )
+    parts = _run_with_progress(
+        random_rollout_shard,
+        jobs,
+        backend,
+        address,
+        num_workers,
+        num_games,
+        f"{game} rollout",
+        progress,
+    )
     return merge_shards(parts)
 
 
@@ -504,15 +512,16 @@ def play_match(
         evaluate.make_agent(name, game, seed + k)  # fail fast on an unknown agent
     warm_for_ray(game, ("batch",), address, progress)
     jobs, seats = _match_jobs(game, num_players, agents, num_games, seed, max_batch)
-    with _progress_bar(num_games, f"{game} {' vs '.join(agents)}", progress) as bar:
-        parts = run_jobs(
-            match_shard,
-            jobs,
-            backend,
-            address,
-            num_workers,
-            on_done=lambda i, r: bar.update(r["length"].shape[0]),
-        )
+    parts = _run_with_progress(
+        match_shard,
+        jobs,
+        backend,
+        address,
+        num_workers,
+        num_games,
+        f"{game} {' vs '.join(agents)}",
+        progress,
+    )
     return _summary(game, num_players, agents, seed, seats, parts)
 
 
@@ -549,15 +558,9 @@ def run_ladder(
         tables.append(seats)
     warm_for_ray(game, ("batch",), address, progress)
     total = games_per_pair * len(pairs)
-    with _progress_bar(total, f"{game} ladder", progress) as bar:
-        parts = run_jobs(
-            match_shard,
-            jobs,
-            backend,
-            address,
-            num_workers,
-            on_done=lambda i, r: bar.update(r["length"].shape[0]),
-        )
+    parts = _run_with_progress(
+        match_shard, jobs, backend, address, num_workers, total, f"{game} ladder", progress
+    )
     results = []
     for index, (a, b, match_seed) in enumerate(pairs):
         mine = [p for p, owner in zip(parts, owners, strict=True) if owner == index]

@@ -23,7 +23,7 @@ from meeple_gym.core.errors import (
     NotResetError,
     OptionError,
 )
-from meeple_gym.core.options import check_action
+from meeple_gym.core.options import check_action, check_int
 
 GAME_IDS = {
     "century": "meeple_gym/Century-v0",
@@ -102,14 +102,7 @@ class SingleAgentEnv(Env):
             )
         self.illegal_action = illegal_action
         if seat is not None:
-            if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
-                raise OptionError(f"seat must be None or an int, got {type(seat).__name__}")
-            if not 0 <= seat < self.num_players:
-                raise OptionError(
-                    f"seat must be in [0, {self.num_players}) for {self.num_players} players, "
-                    f"got {seat}"
-                )
-            seat = int(seat)
+            seat = check_int("seat", seat, 0, self.num_players - 1)
         self.fixed_seat = seat
         pool = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         if not pool:

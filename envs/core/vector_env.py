@@ -132,14 +132,7 @@ class BatchVectorEnv(VectorEnv):
         if seat is not None:
             if self.self_play:
                 raise OptionError("seat is for learner mode; in self-play every seat learns")
-            if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
-                raise OptionError(f"seat must be None or an int, got {type(seat).__name__}")
-            if not 0 <= seat < self.num_players:
-                raise OptionError(
-                    f"seat must be in [0, {self.num_players}) for {self.num_players} players, "
-                    f"got {seat}"
-                )
-            seat = int(seat)
+            seat = check_int("seat", seat, 0, self.num_players - 1)
         self.fixed_seat = seat
         self.opponent = opponent
         self._agent = None  # the act_batch opponent, built at reset (None for random/self)
