@@ -3,14 +3,13 @@
     pip install torch==2.13.0 "ray[rllib]"   # CPU torch first (see README)
     python examples/rllib_ppo.py --game century --opponent random --minutes 10
 
-RLlib samples the Gymnasium entry point (``meeple_gym/Century-v0``) on its Ray env-runner
-actors and trains RLlib's own masked-action module (``ActionMaskingTorchRLModule``, from its
-examples). The only adapter is the one that module asks for: it reads the legal-action mask
-from a Dict observation ``{"action_mask", "observations"}``, while our env hands the mask over
-in ``info["action_mask"]`` (and ``env.action_masks()``), so ``MaskInObservation`` copies it
-there. After training, the greedy policy plays ``--eval-games`` games against the opponent,
-seats alternating, and the win rate with its Wilson 95% interval is printed (and written to
-``--out`` as JSON).
+RLlib samples the Gymnasium entry point (``meeple_gym/Century-v0``) on its Ray env-runner actors
+and trains RLlib's own masked-action module (``ActionMaskingTorchRLModule``, from its examples),
+with no adapter: the env id is given as ``"meeple_gym:meeple_gym/Century-v0"``, so Gymnasium
+imports meeple_gym in each runner, and ``observation_mode="rllib"`` hands over the Dict
+``{"observations", "action_mask"}`` that module reads. After training, the greedy policy plays
+``--eval-games`` games against the opponent, seats alternating, and the win rate with its Wilson
+95% interval is printed (and written to ``--out`` as JSON).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import math
 import time
 
 import gymnasium as gym
-import numpy as np
 
 GAME_IDS = {
     "century": "meeple_gym/Century-v0",
@@ -31,38 +29,12 @@ GAME_IDS = {
 }
 
 
-class MaskInObservation(gym.Wrapper):
-    """The Dict observation RLlib's ``ActionMaskingTorchRLModule`` reads: the env's
-    observation under ``"observations"`` and ``info["action_mask"]`` as float 0/1 under
-    ``"action_mask"``."""
-
-    def __init__(self, env):
-        super().__init__(env)
-        n = env.action_space.n
-        self.observation_space = gym.spaces.Dict(
-            {
-                "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32),
-                "observations": env.observation_space,
-            }
-        )
-
-    def _wrap(self, obs, info):
-        return {"action_mask": info["action_mask"].astype(np.float32), "observations": obs}
-
-    def reset(self, **kwargs):
-        obs, info = self.env.reset(**kwargs)
-        return self._wrap(obs, info), info
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return self._wrap(obs, info), reward, terminated, truncated, info
-
-
 def make_env(config: dict):
-    import meeple_gym  # noqa: F401  (registers the ids on the env-runner processes)
+    """The registered env with RLlib's masked observation (used by the evaluation below)."""
+    import meeple_gym  # noqa: F401  (registers the ids)
 
     config = dict(config)
-    return MaskInObservation(gym.make(GAME_IDS[config.pop("game")], **config))
+    return gym.make(GAME_IDS[config.pop("game")], observation_mode="rllib", **config)
 
 
 def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -122,15 +94,17 @@ def main(argv=None) -> int:
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
         ActionMaskingTorchRLModule,
     )
-    from ray.tune.registry import register_env
 
     ray.init(num_cpus=args.env_runners + 1, include_dashboard=False, logging_level="warning")
-    register_env("meeple_masked", make_env)
     config = (
         PPOConfig()
         .environment(
-            "meeple_masked",
-            env_config={"game": args.game, "num_players": args.players, "opponent": args.opponent},
+            f"meeple_gym:{GAME_IDS[args.game]}",
+            env_config={
+                "num_players": args.players,
+                "opponent": args.opponent,
+                "observation_mode": "rllib",
+            },
         )
         .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=args.envs_per_runner)
         .rl_module(

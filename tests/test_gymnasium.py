@@ -196,7 +196,32 @@ def test_options_seat_and_render_pass_through():
     with pytest.raises(mg.PlayerCountError):
         SingleAgentEnv("century", num_players=1)
     with pytest.raises(mg.OptionError, match="observation_mode"):
-        SingleAgentEnv("century", observation_mode="flat")
+        SingleAgentEnv("century", observation_mode="dict")
+
+
+@pytest.mark.parametrize("game", ["century", "radlands"])
+def test_rllib_observation_mode_carries_the_mask_in_the_observation(game):
+    # RLlib's action-masking module reads {"observations", "action_mask"} (issue 12 part 4).
+    register_envs()
+    env = gymnasium.make(
+        f"meeple_gym/{game.capitalize()}-v0", observation_mode="rllib", illegal_action="lose"
+    )
+    check_env(env.unwrapped, skip_render_check=True)
+    # Same seed, same game as the flat mode: only the observation's packaging differs.
+    flat = SingleAgentEnv(game)
+    obs, info = env.reset(seed=3)
+    flat_obs, _ = flat.reset(seed=3)
+    for _ in range(40):
+        assert env.observation_space.contains(obs)
+        assert obs["action_mask"].dtype == np.float32
+        np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+        np.testing.assert_array_equal(obs["observations"], flat_obs)
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, _, terminated, truncated, info = env.step(action)
+        flat_obs, *_ = flat.step(action)
+        if terminated or truncated:
+            assert not obs["action_mask"].any()
+            break
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,7 @@ GAME_IDS = {
     "endeavor": "meeple_gym/Endeavor-v0",
 }
 ILLEGAL_ACTION_MODES = ("raise", "lose")
+OBSERVATION_MODES = ("flat", "rllib")
 ILLEGAL_ACTION_REWARD = -1.0
 # Re-deals allowed when the opponents finish a game before the learner ever decides (a
 # reset must hand back a live position); a game never does this today, so this only bounds it.
@@ -68,6 +69,9 @@ class SingleAgentEnv(Env):
         illegal_action: ``"raise"`` (``IllegalActionError``, nothing changes) or ``"lose"``
             (the episode ends: ``terminated=True``, reward -1, ``info["illegal_action"]``).
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the text board).
+        observation_mode: ``"flat"`` (default): the float32 vector, the mask in the info;
+            ``"rllib"``: the Dict RLlib's action-masking module reads, ``{"observations":
+            vector, "action_mask": float32 0/1}`` (the mask stays in the info too).
         **options: game options, as for ``meeple_gym.make``.
     """
 
@@ -81,16 +85,16 @@ class SingleAgentEnv(Env):
         seat: int | None = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        observation_mode: str = "flat",
         **options,
     ):
         import meeple_gym as mg
 
-        if "observation_mode" in options:
-            # This env's observation is always the flat vector, with the mask in the info.
+        if observation_mode not in OBSERVATION_MODES:
             raise OptionError(
-                "observation_mode is an option of the PettingZoo envs; this env's observation "
-                "is always the flat vector"
+                f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}"
             )
+        self.observation_mode = observation_mode
         self._aec = mg.make(game, num_players, render_mode=render_mode, **options)
         self._raw = self._aec.unwrapped
         self.game = game
@@ -113,8 +117,18 @@ class SingleAgentEnv(Env):
         self._policies: list | None = None  # built from the env seed at the first reset
 
         agent0 = self._raw.possible_agents[0]
-        self.observation_space = self._raw.observation_space(agent0)["observation"]
-        self.action_space = spaces.Discrete(self._raw.spec.num_actions)
+        vector_space = self._raw.observation_space(agent0)["observation"]
+        num_actions = self._raw.spec.num_actions
+        if observation_mode == "rllib":
+            self.observation_space = spaces.Dict(
+                {
+                    "observations": vector_space,
+                    "action_mask": spaces.Box(0.0, 1.0, (num_actions,), np.float32),
+                }
+            )
+        else:
+            self.observation_space = vector_space
+        self.action_space = spaces.Discrete(num_actions)
         self.metadata = dict(self.metadata, name=f"meeple_{game}_single_v0")
 
         self.seat = 0
@@ -230,8 +244,11 @@ class SingleAgentEnv(Env):
         else:
             self._mask[:] = raw.observe(self._agent)["action_mask"]
 
-    def _observe(self) -> np.ndarray:
-        return self._raw.observe(self._agent)["observation"]
+    def _observe(self):
+        vector = self._raw.observe(self._agent)["observation"]
+        if self.observation_mode == "rllib":
+            return {"observations": vector, "action_mask": self._mask.astype(np.float32)}
+        return vector
 
     # ---- tools ----------------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
