@@ -25,7 +25,8 @@ kernels as the batched env.
 - After the end, each agent steps ``None`` once to leave (PettingZoo convention); any other
   action, or a step once every agent has left, raises ``GameOverError``.
 - ``to_dict()``/``from_dict()`` save and restore any position (JSON-safe, exact, RNG
-  included); ``clone()`` copies the env for search.
+  included); ``clone()`` copies the env for search; ``determinize(player, seed)`` returns a
+  clone whose hidden information is resampled for ``player`` (issue 13).
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ from meeple_gym.core.errors import (
     SnapshotError,
 )
 from meeple_gym.core.game import GameSpec
-from meeple_gym.core.options import check_action
-from meeple_gym.core.rng import game_key
+from meeple_gym.core.options import check_action, check_int
+from meeple_gym.core.rng import STREAM_DETERMINIZE, game_key, py_derive_key
 
 RENDER_MODES = ("ansi", "human")
 OBSERVATION_MODES = ("dict", "flat")
@@ -356,6 +357,43 @@ class MeepleAECEnv(AECEnv):
     def clone(self) -> MeepleAECEnv:
         """An independent copy (state, RNG and bookkeeping) for search or what-if play."""
         return copy.deepcopy(self)
+
+    def determinize(self, player, seed) -> MeepleAECEnv:
+        """A clone whose record is resampled for ``player`` (an agent name or a seat index):
+        everything that seat may not know (deck orders, opposing hands, hidden picks, the RNG
+        word) is drawn uniformly among the arrangements consistent with what it knows, from
+        RNG key ``derive_key(seed, 0, STREAM_DETERMINIZE)``; public history and ``player``'s
+        own information are kept, so its observation is unchanged. This env is not changed.
+        For PIMC and belief-based search (OpenSpiel's ``resample_from_infostate``); the game's
+        docs say what is resampled."""
+        self._require_reset("determinize()")
+        kernel = self.spec.determinize_into
+        if kernel is None:
+            raise NotImplementedError(f"{self.spec.name} has no determinization kernel")
+        seat = self._seat_of(player)
+        seed = check_seed(seed)
+        record = self._states[0]
+        if (
+            not self.agents
+            or record["terminated"]
+            or record["truncated"]
+            or any(self.terminations[a] or self.truncations[a] for a in self.agents)
+        ):
+            raise GameOverError("the game is over: nothing is left to determinize; call reset()")
+        twin = self.clone()
+        kernel(twin._states, 0, seat, np.uint64(py_derive_key(int(seed), 0, STREAM_DETERMINIZE)))
+        twin._sync_from_state()
+        return twin
+
+    def _seat_of(self, player) -> int:
+        """The seat of ``player``, an agent name (``"player_1"``) or a seat index."""
+        if isinstance(player, str):
+            if player not in self.agent_name_mapping:
+                raise OptionError(
+                    f"unknown agent {player!r}; agents are {', '.join(self.possible_agents)}"
+                )
+            return self.agent_name_mapping[player]
+        return check_int("player", player, 0, self.num_players - 1)
 
     def __deepcopy__(self, memo):
         # Field views must point into the copy's own state array, so rebind after copying.

@@ -298,6 +298,35 @@ class BatchEnv:
         self._after_new_states()
         return self._out(self._views["observation"])
 
+    def determinize(self, players, seed) -> np.ndarray:
+        """A fresh copy of every game's record, row ``i`` determinized for seat ``players[i]``
+        (issue 13): what that seat may not know (deck orders, opposing hands, hidden picks, the
+        RNG word) is resampled uniformly among the arrangements consistent with what it knows,
+        from RNG key ``derive_key(seed, i, STREAM_DETERMINIZE)``, so the result depends only on
+        (seed, row), never on the thread count. The batch itself is not changed; the copy can go
+        to ``set_states`` or to the game's kernels."""
+        if not self._ready:
+            raise ActionError("call reset() before determinize()")
+        kernel = self.spec.determinize_batch
+        if kernel is None:
+            raise NotImplementedError(f"{self.spec.name} has no determinization kernel")
+        seats = np.asarray(players)
+        if seats.shape != (self.batch_size,) or seats.dtype.kind not in "iu":
+            raise OptionError(
+                f"players must be an integer array of shape ({self.batch_size},), got "
+                f"{seats.dtype} {seats.shape}"
+            )
+        bad = np.flatnonzero((seats < 0) | (seats >= self.num_players))
+        if bad.size:
+            raise OptionError(
+                f"players[{bad[0]}] is {seats[bad[0]]}, not a seat in [0, {self.num_players})"
+            )
+        seed = check_seed(seed)
+        check_fork_safe()
+        out = self._states.copy()
+        kernel(out, seats.astype(np.int64), seed)
+        return out
+
     def random_rollout(self, num_games: int, threads: int | None = None) -> dict:
         """Play ``num_games`` uniform-random games entirely in Numba.
 

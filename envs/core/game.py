@@ -33,6 +33,30 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 
 Python helpers: ``action_to_string(states, g, action)``, ``render(states, g)``,
 ``to_dict(states, g)`` and ``from_dict(snapshot) -> states`` (a batch of one).
+
+Determinization (optional, issue 13). A game may provide ``envs/<game>/determinize.py`` and
+pass it as ``GameSpec.from_modules(..., determinize=module)``, which fills the spec's
+``determinize_into`` and ``determinize_batch`` (both None for a game without one):
+
+- ``determinize_into(states, g, player, key)``: a serial kernel (``meeple_gym.core.jit.kernel``)
+  that resamples, in place, everything in game ``g`` that seat ``player`` may not know (deck
+  orders, opposing hands, face-down or hidden picks, hidden plans, ...), uniformly over the
+  arrangements consistent with what ``player`` knows, and replaces the record's RNG word (the
+  future chance events are unknown too). It keeps the public history and ``player``'s own private
+  information, preserves every card multiset, leaves ``player``'s observation
+  (``encode_into``) unchanged, and leaves a state the snapshot gate accepts (the pending
+  decision recomputed where it depends on resampled cards). ``key`` is a uint64 RNG word
+  (``meeple_gym.core.rng``, e.g. ``derive_key(seed, index, STREAM_DETERMINIZE)``); draw from it
+  with the helpers there (``shuffle``, ``randint``, ``next_u64``) through a local
+  ``words = np.zeros(1, np.uint64); words[0] = key``.
+- ``determinize_batch(states, players, seed)``: a parallel kernel
+  (``meeple_gym.core.jit.parallel_kernel``) with a ``prange`` over rows; row ``i`` is
+  ``determinize_into(states, i, players[i], derive_key(seed, i, STREAM_DETERMINIZE))``, so
+  results depend only on (seed, row), never on the thread count.
+
+The public forms are ``raw_env.determinize(player, seed)`` (envs/core/aec.py: a determinized
+clone, key ``derive_key(seed, 0, STREAM_DETERMINIZE)``) and ``BatchEnv.determinize(players,
+seed)`` (envs/core/batch.py: a determinized copy of the batch's records).
 """
 
 from __future__ import annotations
@@ -84,6 +108,9 @@ class GameSpec:
     docs: str = ""
     # Seats at the table for a player count when it differs (Everdell solo: Rugwort sits too).
     seats_for: Callable[[int], int] | None = None
+    # Determinization kernels (see the module docs); None: the game has none.
+    determinize_into: Callable | None = None
+    determinize_batch: Callable | None = None
 
     @classmethod
     def from_modules(
@@ -99,9 +126,11 @@ class GameSpec:
         encode_options: Callable[[dict, int], int] | None = None,
         docs: str = "",
         seats_for: Callable[[int], int] | None = None,
+        determinize=None,
     ) -> GameSpec:
         """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
-        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses."""
+        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses;
+        ``determinize`` is the game's determinization module, if it has one."""
         return cls(
             name=name,
             min_players=min_players,
@@ -127,6 +156,8 @@ class GameSpec:
             encode_options=encode_options,
             docs=docs,
             seats_for=seats_for,
+            determinize_into=None if determinize is None else determinize.determinize_into,
+            determinize_batch=None if determinize is None else determinize.determinize_batch,
         )
 
     def __post_init__(self):

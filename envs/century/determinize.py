@@ -1,0 +1,35 @@
+"""Century's determinization (issue 13; the contract is in envs/core/game.py).
+
+Caravans, hands, played piles, coins, the market and the point row are public in Century
+(encoders/century.py), so no seat holds a secret: the only hidden information is the order of
+the two face-down decks (``merchant_deck[merchant_deck_top:]``, ``point_deck[point_deck_top:]``)
+and the RNG word. Both decks are shuffled uniformly and the RNG word is replaced; the dealt
+prefixes of the deck arrays (cards already public) are kept. ``player`` is accepted for the
+common signature; every seat knows the same.
+"""
+
+import numpy as np
+from numba import prange
+
+from meeple_gym.century.rules import N_DECK, N_POINT
+from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, shuffle
+
+
+@kernel
+def determinize_into(states, g, player, key):
+    s = states[g]
+    words = np.zeros(1, np.uint64)
+    words[0] = key
+    top = s.merchant_deck_top
+    shuffle(words, s.merchant_deck[top:], N_DECK - top)
+    top = s.point_deck_top
+    shuffle(words, s.point_deck[top:], N_POINT - top)
+    s.rng[0] = next_u64(words, 0)
+
+
+@parallel_kernel
+def determinize_batch(states, players, seed):
+    for i in prange(states.shape[0]):
+        key = derive_key(seed, np.uint64(i), np.uint64(STREAM_DETERMINIZE))
+        determinize_into(states, i, players[i], key)
