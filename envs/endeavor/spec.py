@@ -2,8 +2,15 @@
 
 from meeple_gym.core.game import GameSpec
 from meeple_gym.encoders import endeavor as encoder
-from meeple_gym.endeavor import rules, snapshot
+from meeple_gym.endeavor import determinize, rules, snapshot
 
 SPEC = GameSpec.from_modules(
-    "endeavor", rules, encoder, snapshot, min_players=2, max_players=4, docs="docs/endeavor.md"
+    "endeavor",
+    rules,
+    encoder,
+    snapshot,
+    min_players=2,
+    max_players=4,
+    docs="docs/endeavor.md",
+    determinize=determinize,
 )
