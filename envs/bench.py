@@ -239,6 +239,9 @@ def kernel_step(
     return {"num_players": num_players, "runs": runs, **_best(runs)}
 
 
+VECTOR_WINDOWS = 6
+
+
 def vector_env(
     game: str,
     num_players: int = 2,
@@ -289,17 +292,29 @@ def vector_env(
 
         return step
 
-    batch_runs = _step_runs(make_batch_step, [batch_size], threads, seconds)
-    vector_runs = _step_runs(make_vector_step, [batch_size], threads, seconds)
+    # The two are timed in alternating short windows and compared window by window (median of
+    # the ratios), so a change in machine load hits both sides of each ratio alike.
+    batch_step, vector_step = make_batch_step(batch_size), make_vector_step(batch_size)
     runs = []
-    for b, v in zip(batch_runs, vector_runs, strict=True):
+    for t in thread_counts(threads):
+        with _Threads(t):
+            batch_step()
+            vector_step()
+            windows = []
+            for _ in range(VECTOR_WINDOWS):
+                b_iters, b_s = _time_loop(batch_step, seconds / VECTOR_WINDOWS)
+                v_iters, v_s = _time_loop(vector_step, seconds / VECTOR_WINDOWS)
+                windows.append((b_iters * batch_size / b_s, v_iters * batch_size / v_s))
+        batch_rates = [b for b, _ in windows]
+        vector_rates = [v for _, v in windows]
         runs.append(
             {
                 "batch_size": batch_size,
-                "threads": b["threads"],
-                "batch_steps_per_s": b["steps_per_s"],
-                "vector_learner_steps_per_s": v["steps_per_s"],
-                "ratio": v["steps_per_s"] / b["steps_per_s"],
+                "threads": t,
+                "batch_steps_per_s": float(np.median(batch_rates)),
+                "vector_learner_steps_per_s": float(np.median(vector_rates)),
+                "ratio": float(np.median([v / b for b, v in windows])),
+                "windows": VECTOR_WINDOWS,
             }
         )
     return {"num_players": num_players, "opponent": "random", "runs": runs}
