@@ -150,6 +150,20 @@ def _best(runs: list[dict]) -> dict:
     }
 
 
+def _batch_random_step(game: str, size: int, num_players: int, seed: int):
+    """One random step of every game of a fresh ``copy=False`` batch, as a callable."""
+    batch = mg.make_batch(game, size, num_players, seed, copy=False)
+    batch.reset()
+    words = policy_words(seed, size)
+    actions = np.empty(size, dtype=np.int64)
+
+    def step():
+        random_legal_actions(batch.legal_mask, words, actions)
+        batch.step(actions)
+
+    return step
+
+
 def batched_step(
     game: str,
     num_players: int = 2,
@@ -166,16 +180,7 @@ def batched_step(
     """
 
     def make_step(size):
-        batch = mg.make_batch(game, size, num_players, seed, copy=False)
-        batch.reset()
-        words = policy_words(seed, size)
-        actions = np.empty(size, dtype=np.int64)
-
-        def step():
-            random_legal_actions(batch.legal_mask, words, actions)
-            batch.step(actions)
-
-        return step
+        return _batch_random_step(game, size, num_players, seed)
 
     runs = _step_runs(make_step, batch_sizes, threads, seconds)
     return {"num_players": num_players, "runs": runs, **_best(runs)}
@@ -260,18 +265,6 @@ def vector_env(
 
     from meeple_gym.core.gym_env import GAME_IDS
 
-    def make_batch_step(size):
-        batch = mg.make_batch(game, size, num_players, seed, copy=False)
-        batch.reset()
-        words = policy_words(seed, size)
-        actions = np.empty(size, dtype=np.int64)
-
-        def step():
-            random_legal_actions(batch.legal_mask, words, actions)
-            batch.step(actions)
-
-        return step
-
     def make_vector_step(size):
         env = gymnasium.make_vec(
             GAME_IDS[game],
@@ -294,7 +287,8 @@ def vector_env(
 
     # The two are timed in alternating short windows and compared window by window (median of
     # the ratios), so a change in machine load hits both sides of each ratio alike.
-    batch_step, vector_step = make_batch_step(batch_size), make_vector_step(batch_size)
+    batch_step = _batch_random_step(game, batch_size, num_players, seed)
+    vector_step = make_vector_step(batch_size)
     runs = []
     for t in thread_counts(threads):
         with _Threads(t):
