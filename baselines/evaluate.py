@@ -40,7 +40,7 @@ from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
-AGENT_NAMES = ("heuristic", "random")
+AGENT_NAMES = ("heuristic", "random", "ismcts")
 # game -> "module:Class" of its rule-of-thumb agent
 HEURISTICS = {
     "century": "meeple_gym.baselines.century_heuristic:CenturyHeuristicAgent",
@@ -74,8 +74,9 @@ class ActBatchAdapter:
 
 
 def as_agent(obj, label: str = "agent"):
-    """``obj`` if it has ``act_batch``, an ``ActBatchAdapter`` if it only has ``act``."""
-    if callable(getattr(obj, "act_batch", None)):
+    """``obj`` if it has ``act_batch`` or ``act_states``, an ``ActBatchAdapter`` if it only has
+    ``act``."""
+    if callable(getattr(obj, "act_batch", None)) or callable(getattr(obj, "act_states", None)):
         return obj
     if callable(getattr(obj, "act", None)):
         return ActBatchAdapter(obj)
@@ -101,6 +102,10 @@ def make_agent(name, game: str, seed: int = 0):
     or ``act`` (module docstring); one with only ``act`` is wrapped in ``ActBatchAdapter``."""
     if not isinstance(name, str):
         return as_agent(name)
+    if name == "ismcts" or name.startswith("ismcts:"):
+        from meeple_gym.baselines.ismcts import ISMCTSAgent
+
+        return ISMCTSAgent.from_spec(name, game, seed)
     if ":" in name:
         return _import_agent(name, game, seed)
     if name == "random":
@@ -198,7 +203,12 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
             idx = np.flatnonzero((to_act == k) & ~done)
             if idx.size == 0:
                 continue
-            actions[idx] = agent.act_batch(obs[idx], batch.legal_mask[idx])
+            if callable(getattr(agent, "act_states", None)):
+                # A search agent reads game records (it determinizes them itself).
+                search = getattr(agent, "_search", agent.act_states)
+                actions[idx] = search(batch.states[idx])
+            else:
+                actions[idx] = agent.act_batch(obs[idx], batch.legal_mask[idx])
         if record is not None:
             live = np.flatnonzero(~done)
             mask = batch.legal_mask

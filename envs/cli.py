@@ -114,13 +114,19 @@ def _backend_kwargs(args) -> dict:
     return {"backend": args.backend, "address": args.address, "num_workers": args.workers}
 
 
+def _match_parts(agents) -> tuple[str, ...]:
+    """The warm-up parts a match between ``agents`` uses: the search only for ``ismcts``."""
+    searching = any(a == "ismcts" or a.startswith("ismcts:") for a in agents)
+    return ("batch", "search") if searching else ("batch",)
+
+
 def cmd_eval(args) -> int:
     import meeple_gym as mg
     from meeple_gym.core.warmup import ensure_warm
     from meeple_gym.distributed import play_match
 
     mg.get_spec(args.game)  # fail fast on an unknown game
-    ensure_warm([args.game], parts=("batch",))
+    ensure_warm([args.game], parts=_match_parts(args.agents))
     result = play_match(
         args.game,
         args.players,
@@ -155,7 +161,7 @@ def cmd_ladder(args) -> int:
     from meeple_gym.distributed import run_ladder
 
     mg.get_spec(args.game)  # fail fast on an unknown game
-    ensure_warm([args.game], parts=("batch",))
+    ensure_warm([args.game], parts=_match_parts(args.agents))
     result = run_ladder(
         args.game,
         args.players,
@@ -241,7 +247,7 @@ def cmd_bench(args) -> int:
     from meeple_gym.core.warmup import ensure_warm
 
     mg.get_spec(args.game)  # fail fast on an unknown game
-    ensure_warm([args.game])
+    ensure_warm([args.game], parts=("single", "batch", "rollout"))
 
     def log(msg):
         print(f"[bench] {msg}", file=sys.stderr, flush=True)
@@ -308,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_match_arguments(
         ev,
         ["heuristic", "random"],
-        "one agent per seat, or two (the first in one rotating seat, the second in the rest)",
+        "one agent per seat, or two (the first in one rotating seat, the second in the rest): "
+        "random, heuristic, ismcts[:key=value,...] or package.module:Class",
     )
     ev.add_argument("--games", type=_positive_int, default=1000)
     ev.set_defaults(func=cmd_eval)
@@ -327,7 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     la = sub.add_parser("ladder", help="rate agents in a seeded round-robin (OpenSkill)")
     _add_match_arguments(
-        la, ["random", "heuristic"], "agents: random, heuristic, or package.module:Class"
+        la,
+        ["random", "heuristic"],
+        "agents: random, heuristic, ismcts[:sims=N,rollout=random|heuristic,c=X,prior=X,"
+        "epsilon=X,depth=N] (the search agent), or package.module:Class",
     )
     la.add_argument("--games-per-pair", type=_positive_int, default=200)
     la.add_argument("--plot", metavar="PNG", help="also draw the ladder to this PNG")

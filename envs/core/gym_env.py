@@ -39,12 +39,26 @@ ILLEGAL_ACTION_REWARD = -1.0
 _MAX_REDEALS = 100
 
 
+class _SearchPolicy:
+    """An opponent that reads the game record (the ISMCTS agent's ``act_states``): it
+    determinizes the record itself, so it sees no more than the seat it plays."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def act_in(self, raw) -> int:
+        search = getattr(self.agent, "_search", self.agent.act_states)
+        return int(search(raw.state_array.copy())[0])
+
+
 def _opponent_policy(entry, game: str, seed: int):
-    """``entry`` as a function ``observation dict -> action``."""
+    """``entry`` as a function ``observation dict -> action`` (or a ``_SearchPolicy``)."""
     if isinstance(entry, str):
         from meeple_gym.baselines.evaluate import make_agent
 
-        return make_agent(entry, game, seed).act
+        entry = make_agent(entry, game, seed)
+    if callable(getattr(entry, "act_states", None)):
+        return _SearchPolicy(entry)
     act = getattr(entry, "act", None)
     if callable(act):
         return act
@@ -233,7 +247,10 @@ class SingleAgentEnv(Env):
             actor = raw.agent_selection
             policy = self._seat_policy[raw.agent_name_mapping[actor]]
             try:
-                raw.step(int(policy(raw.observe(actor))))
+                if isinstance(policy, _SearchPolicy):
+                    raw.step(policy.act_in(raw))
+                else:
+                    raw.step(int(policy(raw.observe(actor))))
             except Exception:
                 # A failing opponent ends the episode: the next step must not act out of turn.
                 self._done = True

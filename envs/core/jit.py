@@ -223,10 +223,10 @@ class _KernelDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def _compile(fn, **extra):
+def _compile(fn, group=None, **extra):
     if numba.config.DISABLE_JIT:
         return numba.njit(**JIT_OPTIONS, **extra)(fn)
-    path = _writable_cache_dir(kernel_group(fn.__module__))
+    path = _writable_cache_dir(group or kernel_group(fn.__module__))
     if path is None:
         dispatcher = numba.njit(**{**JIT_OPTIONS, "cache": False}, **extra)(fn)
     else:
@@ -244,3 +244,11 @@ def kernel(fn):
 def parallel_kernel(fn):
     """Compile a kernel whose outer ``numba.prange`` loop runs across threads."""
     return _compile(fn, parallel=True)
+
+
+def game_kernel(fn, game: str, parallel: bool = False):
+    """Compile ``fn`` into the cache group of ``game`` whatever module defines it: a
+    game-independent template (e.g. the ISMCTS search in meeple_gym.baselines.ismcts) bound to
+    one game's kernels through its globals inlines that game's rules, so its cached machine
+    code must go stale with them."""
+    return _compile(fn, group=game, **({"parallel": True} if parallel else {}))

@@ -82,7 +82,8 @@ class BatchVectorEnv(VectorEnv):
         game: a game name (``meeple_gym.available_games()``).
         num_envs: rows (games stepped together).
         num_players: seats at the table (default 2; 1 for Everdell solo against Rugwort).
-        opponent: ``"random"`` (default), ``"heuristic"``, ``"package.module:Agent"`` or an
+        opponent: ``"random"`` (default), ``"heuristic"``, ``"ismcts[:key=value,...]"`` (the
+            search agent, baselines/ismcts.py), ``"package.module:Agent"`` or an
             agent object with ``act_batch(observations, masks)``; ``"self"`` or ``None`` for
             self-play (every seat is the learner).
         seat: the learner's seat, or ``None`` (default) for a random seat per episode.
@@ -139,7 +140,11 @@ class BatchVectorEnv(VectorEnv):
         if not self.self_play and opponent != "random":
             from meeple_gym.baselines.evaluate import make_agent
 
-            if isinstance(opponent, str) and opponent != "heuristic" and ":" not in opponent:
+            if (
+                isinstance(opponent, str)
+                and opponent not in ("heuristic", "ismcts")
+                and (":" not in opponent)
+            ):
                 raise OptionError(
                     'opponent must be "random", "heuristic", "self", None, '
                     f'"package.module:Agent" or an agent with act_batch; got {opponent!r}'
@@ -389,10 +394,18 @@ class BatchVectorEnv(VectorEnv):
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
         batch = self._batch
         masks = batch._mask[rows]
+        if callable(getattr(self._agent, "act_states", None)):
+            # A search agent (ISMCTS) reads the records and determinizes them itself.
+            search = getattr(self._agent, "_search", self._agent.act_states)
+            out = np.asarray(search(batch._states[rows]))
+            return self._checked_opponent_actions(out, masks, rows)
         players = batch._states["current_player"][rows].astype(np.int64)
         obs = np.zeros((rows.size, batch.spec.obs_size), dtype=np.float32)
         batch.spec.encode_batch(batch._states[rows], players, obs)
         out = np.asarray(self._agent.act_batch(obs, masks))
+        return self._checked_opponent_actions(out, masks, rows)
+
+    def _checked_opponent_actions(self, out, masks, rows) -> np.ndarray:
         ok = out.shape == (rows.size,) and out.dtype.kind in "iu"
         ok = ok and bool(((out >= 0) & (out < masks.shape[1])).all())
         if not ok or not masks[np.arange(rows.size), out].all():

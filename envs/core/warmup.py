@@ -3,11 +3,13 @@
 ``meeple warmup`` runs this for Docker images and cluster nodes; the other commands call
 ``ensure_warm`` so that a first run says it is compiling and shows progress instead of sitting
 silent. The work is split into parts (single-game kernels, batch kernels with the heuristic,
-rollouts) that compile side by side in worker processes: Numba compiles on one core.
+rollouts, the ISMCTS search) that compile side by side in worker processes: Numba compiles on
+one core.
 
 A part is *warm* when its game's cache folder (keyed by the game's sources, ``meeple_gym.core.jit``)
 holds the marker this module writes once the part compiled. Commands warm only the parts they
-use (the arena needs no single-game kernels, ``eval`` no rollout kernel).
+use (the arena needs no single-game kernels, ``eval`` no rollout kernel and the search only
+when an ``ismcts`` agent plays).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from multiprocessing import get_context
 
 import numpy as np
 
-PARTS = ("single", "batch", "rollout")
+PARTS = ("single", "batch", "rollout", "search")
 
 
 def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
@@ -51,6 +53,12 @@ def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
         batch.step(actions)
     elif part == "rollout":
         mg.make_batch(game, 1, n, seed=0).random_rollout(2)
+    elif part == "search":
+        from meeple_gym.baselines.ismcts import ISMCTSAgent
+
+        batch = mg.make_batch(game, 1, n, seed=0)
+        batch.reset()
+        ISMCTSAgent(game, sims=2).act_states(batch.get_states())
     else:
         raise ValueError(f"unknown warm-up part {part!r}; parts: {PARTS}")
     return game, part, time.perf_counter() - start

@@ -1,0 +1,482 @@
+"""Single-observer information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) in Numba.
+
+>>> from meeple_gym.baselines.ismcts import ISMCTSAgent
+>>> agent = ISMCTSAgent("century", sims=400, rollout="random", seed=0)
+>>> actions = agent.act_states(batch.get_states())      # one action per game, searched in prange
+
+In the evaluator, ladder and CLI it is the agent name ``ismcts`` with parameters, e.g.
+``ismcts:sims=400,rollout=heuristic,c=1.0,depth=0,epsilon=0.1``.
+
+Why single-observer ISMCTS and not determinized UCT (PIMC)
+----------------------------------------------------------
+Every iteration draws a fresh determinization of the root for the player to act (the game's
+``determinize_into``: hidden cards, deck orders and the RNG word resampled uniformly among the
+arrangements that player cannot tell apart) and walks *one* tree whose edges are actions. The
+statistics of a move are pooled over all the worlds it was tried in, so the search cannot plan a
+different reply per hidden deal (PIMC's "strategy fusion") and needs no vote across separate
+trees. Opponents' moves are edges of the same tree; their hidden information is resampled with
+everything else. Legal moves differ between worlds (an opponent's hand, a drawn card), so a child
+is scored with UCB over its *availability* count (how often it was legal when its parent was
+visited), not over the parent's visits.
+
+One iteration: copy the root record, determinize it, select by UCB while every legal move of the
+node has a child, expand one untried move (chosen at random), play out with the rollout policy
+(``random``: uniform over legal moves; ``heuristic``: the game's rule-of-thumb kernel on the
+mover's own observation, random with probability ``epsilon``) until the game ends or ``depth``
+moves were played, and back the value up: each node adds the value of the player who made its
+move. Values are the game's terminal rewards (+1 winner, shared negatives); at the depth cap
+they are ``tanh(margin / scale)`` of each player's current score margin over the best other
+player (the game's own score kernel). The move played is the root child with the most visits.
+
+Forced moves (one legal action) are played without searching.
+
+Hidden information. The search reads the true record only through ``determinize_into`` and the
+root's legal mask, which is the acting player's own. The determinization of a given key is a
+function of the record, though, so two records that differ only in hidden cards get different
+(equally distributed) samples; the action's *distribution* over seeds does not depend on hidden
+information, its value for one seed can. Each decision's key is derived from the agent's seed,
+the game's RNG word and its step count, so an action depends only on (seed, record): never on
+the batch size, the rows acting with it or the thread count.
+
+Cost. The search kernel inlines the game's rules, so its first use compiles for a minute or two
+(Radlands, Everdell) and is cached per game like every kernel (``meeple_gym.core.jit``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import types
+
+import numpy as np
+from numba import prange
+
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.jit import game_kernel
+from meeple_gym.core.rng import derive_key, next_u64, randint  # noqa: F401 - bound in templates
+from meeple_gym.core.sampling import random_legal  # noqa: F401 - bound in templates
+from meeple_gym.core.threads import check_fork_safe
+
+STREAM_SEARCH = 0x49534D43  # RNG stream of the search keys ("ISMC")
+_STEP_MIX = np.uint64(0x9E3779B97F4A7C15)
+ROLLOUT_POLICIES = ("random", "heuristic")
+# Seats a score margin is taken over (Everdell solo has Rugwort as a second seat).
+MAX_SEATS = 8
+
+# Filled per game by ``_bind``; the templates below read these as globals.
+NUM_ACTIONS = 1
+OBS_SIZE = 1
+
+
+# ---- templates: plain functions compiled once per game with that game's kernels as globals ----
+
+
+def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, depth_cap, scale):
+    """The action SO-ISMCTS picks in game ``g`` after ``sims`` iterations (-1: nothing legal)."""
+    root = states[g]
+    player = root.current_player
+    root_mask = np.zeros(NUM_ACTIONS, np.int8)
+    legal_mask_into(states, g, root_mask)  # noqa: F821 - bound per game
+    n_legal = 0
+    only = -1
+    for a in range(NUM_ACTIONS):
+        if root_mask[a] != 0:
+            n_legal += 1
+            only = a
+    if n_legal <= 1 or sims <= 0:
+        return only if n_legal == 1 else (-1 if n_legal == 0 else _first_legal(root_mask))
+
+    cap = sims + 1  # one node per iteration at most, plus the root
+    first_child = np.full(cap, -1, np.int32)
+    next_sibling = np.full(cap, -1, np.int32)
+    edge = np.zeros(cap, np.int32)  # the action into the node
+    mover = np.zeros(cap, np.int8)  # the player who made that action
+    visits = np.zeros(cap, np.int32)
+    available = np.zeros(cap, np.int32)
+    total = np.zeros(cap, np.float64)
+    path = np.zeros(cap, np.int32)
+    tried = np.zeros(NUM_ACTIONS, np.int8)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    obs = np.zeros(OBS_SIZE if rollout == 1 or prior > 0.0 else 1, np.float32)
+    value = np.zeros(MAX_SEATS, np.float32)
+    scores = np.zeros(MAX_SEATS, np.float64)
+    words = np.zeros(1, np.uint64)
+    words[0] = key
+    work = states[g : g + 1].copy()
+    n_nodes = 1
+
+    for _ in range(sims):
+        work[0] = states[g]
+        determinize_into(work, 0, player, next_u64(words, 0))  # noqa: F821
+        node = 0
+        depth = 0
+        # Selection and expansion.
+        while True:
+            s = work[0]
+            if s.terminated != 0 or s.truncated != 0:
+                break
+            legal_mask_into(work, 0, mask)  # noqa: F821
+            tried[:] = 0
+            child = first_child[node]
+            while child >= 0:
+                tried[edge[child]] = 1
+                child = next_sibling[child]
+            untried = 0
+            for a in range(NUM_ACTIONS):
+                if mask[a] != 0 and tried[a] == 0:
+                    untried += 1
+            guided = -1
+            if prior > 0.0:
+                # The heuristic's move on the mover's own observation: expanded first, and
+                # favoured by a bias that fades with visits (progressive bias).
+                encode_into(work, 0, s.current_player, obs)  # noqa: F821
+                guided = heuristic_action(obs, mask)  # noqa: F821
+            if untried > 0:
+                action = -1
+                if guided >= 0 and tried[guided] == 0:
+                    action = guided
+                else:
+                    pick = randint(words, 0, untried)
+                    for a in range(NUM_ACTIONS):
+                        if mask[a] != 0 and tried[a] == 0:
+                            if pick == 0:
+                                action = a
+                                break
+                            pick -= 1
+                new = n_nodes
+                n_nodes += 1
+                edge[new] = action
+                mover[new] = s.current_player
+                available[new] = 1
+                next_sibling[new] = first_child[node]
+                first_child[node] = new
+                apply_action(work, 0, action)  # noqa: F821
+                path[depth] = new
+                depth += 1
+                break
+            best = -1
+            best_score = -np.inf
+            child = first_child[node]
+            while child >= 0:
+                if mask[edge[child]] != 0:
+                    available[child] += 1
+                    n = visits[child]
+                    score = total[child] / n + exploration * math.sqrt(
+                        math.log(available[child]) / n
+                    )
+                    if edge[child] == guided:
+                        score += prior / (n + 1)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+                child = next_sibling[child]
+            apply_action(work, 0, edge[best])  # noqa: F821
+            node = best
+            path[depth] = best
+            depth += 1
+
+        # Play-out.
+        played = 0
+        while True:
+            s = work[0]
+            if s.terminated != 0 or s.truncated != 0:
+                break
+            if depth_cap > 0 and played >= depth_cap:
+                break
+            legal_mask_into(work, 0, mask)  # noqa: F821
+            if rollout == 1 and not (epsilon > 0.0 and _uniform(words) < epsilon):
+                encode_into(work, 0, s.current_player, obs)  # noqa: F821
+                action = heuristic_action(obs, mask)  # noqa: F821
+            else:
+                action = random_legal(mask, words, 0)
+            if action < 0:
+                break
+            apply_action(work, 0, action)  # noqa: F821
+            played += 1
+
+        # Values and back-propagation.
+        s = work[0]
+        if s.terminated != 0 or s.truncated != 0:
+            rewards_into(s, value)  # noqa: F821
+        else:
+            seats = scores_into(work, 0, scores)  # noqa: F821
+            for p in range(seats):
+                other = -np.inf
+                for q in range(seats):
+                    if q != p and scores[q] > other:
+                        other = scores[q]
+                value[p] = math.tanh((scores[p] - other) / scale)
+        visits[0] += 1
+        for k in range(depth):
+            nd = path[k]
+            visits[nd] += 1
+            total[nd] += value[mover[nd]]
+
+    best = -1
+    most = -1
+    child = first_child[0]
+    while child >= 0:
+        if root_mask[edge[child]] != 0 and visits[child] > most:
+            most = visits[child]
+            best = edge[child]
+        child = next_sibling[child]
+    return best if best >= 0 else _first_legal(root_mask)
+
+
+def _search_batch(states, seed, sims, exploration, prior, rollout, epsilon, depth_cap, scale, out):
+    """``out[i]`` = the search's action in game ``i``; its key comes from (seed, the game's RNG
+    word and step count), so it does not depend on the batch or the threads."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        index = s.rng[0] ^ (np.uint64(s.step_count) * _STEP_MIX)
+        key = derive_key(seed, index, np.uint64(STREAM_SEARCH))
+        out[i] = _search_row(
+            states, i, key, sims, exploration, prior, rollout, epsilon, depth_cap, scale
+        )
+
+
+def _first_legal(mask):
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            return a
+    return -1
+
+
+def _uniform(words):
+    return (next_u64(words, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# Current scores for the depth-capped evaluation: fill ``out`` and return the number of seats.
+def _scores_century(states, g, out):
+    s = states[g]
+    final_scores_into(s, out)  # noqa: F821
+    return s.num_players
+
+
+def _scores_radlands(states, g, out):
+    s = states[g]
+    record_scores(s)  # noqa: F821 - camps still standing (RAD-E1), into the work copy
+    for p in range(2):
+        out[p] = s.score[p]
+    return 2
+
+
+def _scores_score_of(states, g, out):
+    s = states[g]
+    seats = s.num_players
+    if seats == 1:
+        seats = 2  # Everdell solo: Rugwort is seat 1
+    for p in range(seats):
+        out[p] = score_of(s, p)  # noqa: F821
+    return seats
+
+
+# game -> (module names, score template, names the score template needs, default margin scale)
+_GAMES = {
+    "century": (_scores_century, {"final_scores_into": "rules.final_scores_into"}, 8.0),
+    "radlands": (_scores_radlands, {"record_scores": "rules._record_scores"}, 1.0),
+    "everdell": (_scores_score_of, {"score_of": "rules.score_of"}, 10.0),
+    "endeavor": (_scores_score_of, {"score_of": "rules.score_of"}, 8.0),
+}
+_TEMPLATES = (_first_legal, _uniform)
+
+
+def _rebind(fn, namespace: dict):
+    """``fn`` with ``namespace`` as its globals: the same code, a per-game function."""
+    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
+
+
+@functools.cache
+def search_kernel(game: str):
+    """The compiled batch search of ``game``: ``(states, seed, sims, exploration, rollout,
+    epsilon, depth_cap, scale, out)``, cached per game in the game's kernel cache group."""
+    if game not in _GAMES:
+        raise OptionError(f"no ISMCTS search for game {game!r}; known: {', '.join(_GAMES)}")
+    modules = {
+        "rules": importlib.import_module(f"meeple_gym.{game}.rules"),
+        "determinize": importlib.import_module(f"meeple_gym.{game}.determinize"),
+        "encoder": importlib.import_module(f"meeple_gym.encoders.{game}"),
+        "heuristic": importlib.import_module(f"meeple_gym.baselines.{game}_heuristic"),
+    }
+    scores_template, score_names, _ = _GAMES[game]
+    namespace = dict(globals())
+    namespace.update(
+        NUM_ACTIONS=modules["rules"].NUM_ACTIONS,
+        OBS_SIZE=modules["encoder"].OBS_SIZE,
+        legal_mask_into=modules["rules"].legal_mask_into,
+        apply_action=modules["rules"].apply_action,
+        rewards_into=modules["rules"].rewards_into,
+        determinize_into=modules["determinize"].determinize_into,
+        encode_into=modules["encoder"].encode_into,
+        heuristic_action=modules["heuristic"].heuristic_action,
+    )
+    for name, path in score_names.items():
+        module, attr = path.split(".")
+        namespace[name] = getattr(modules[module], attr)
+    for template in _TEMPLATES:
+        namespace[template.__name__] = game_kernel(_rebind(template, namespace), game)
+    namespace["scores_into"] = game_kernel(_rebind(scores_template, namespace), game)
+    namespace["_search_row"] = game_kernel(_rebind(_search_row, namespace), game)
+    return game_kernel(_rebind(_search_batch, namespace), game, parallel=True)
+
+
+def _parse_value(text: str, name: str, kind):
+    try:
+        return kind(text)
+    except ValueError:
+        raise OptionError(f"ismcts: {name} must be {kind.__name__}, got {text!r}") from None
+
+
+class ISMCTSAgent:
+    """SO-ISMCTS over the game's rules kernels (module docs).
+
+    ``sims`` iterations per decision; ``c`` the UCB exploration constant (values are in
+    [-1, 1]); ``rollout`` ``"random"`` or ``"heuristic"``; ``epsilon`` the chance of a random
+    move in a heuristic play-out; ``depth`` caps play-outs (0: to the end) and scores the cut
+    position by ``tanh(score margin / scale)`` (``scale`` defaults per game). The agent reads
+    game records (``act_states``), which the evaluator and ladder pass to agents that have it.
+    """
+
+    # Per-game defaults (docs/<game>.md, "Baseline ladder", has the matches that chose them).
+    DEFAULTS = {
+        "century": {"sims": 1000, "c": 1.0, "prior": 0.0, "epsilon": 0.1, "depth": 20},
+        "radlands": {"sims": 200, "c": 0.5, "prior": 3.0, "epsilon": 0.1, "depth": 20},
+        "everdell": {"sims": 100, "c": 0.5, "prior": 3.0, "epsilon": 0.1, "depth": 0},
+        "endeavor": {"sims": 400, "c": 0.5, "prior": 3.0, "epsilon": 0.0, "depth": 0},
+    }
+    DEFAULT_ROLLOUT = "heuristic"
+
+    def __init__(
+        self,
+        game: str,
+        sims: int | None = None,
+        c: float | None = None,
+        prior: float | None = None,
+        rollout: str | None = None,
+        epsilon: float | None = None,
+        depth: int | None = None,
+        scale: float | None = None,
+        seed: int = 0,
+    ):
+        if game not in _GAMES:
+            raise OptionError(f"no ISMCTS search for game {game!r}; known: {', '.join(_GAMES)}")
+        defaults = self.DEFAULTS[game]
+        sims = defaults["sims"] if sims is None else sims
+        c = defaults["c"] if c is None else c
+        prior = defaults["prior"] if prior is None else prior
+        rollout = self.DEFAULT_ROLLOUT if rollout is None else rollout
+        epsilon = defaults["epsilon"] if epsilon is None else epsilon
+        depth = defaults["depth"] if depth is None else depth
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
+            raise OptionError(f"ismcts: sims must be a positive int, got {sims!r}")
+        if not 1 <= sims <= 1_000_000:
+            raise OptionError(f"ismcts: sims must be at most 1,000,000, got {sims}")
+        if rollout not in ROLLOUT_POLICIES:
+            raise OptionError(f"ismcts: rollout must be one of {ROLLOUT_POLICIES}, got {rollout!r}")
+        c = float(c)
+        if not (math.isfinite(c) and c >= 0):
+            raise OptionError(f"ismcts: c must be a finite number >= 0, got {c}")
+        prior = float(prior)
+        if not (math.isfinite(prior) and prior >= 0):
+            raise OptionError(f"ismcts: prior must be a finite number >= 0, got {prior}")
+        epsilon = float(epsilon)
+        if not 0.0 <= epsilon <= 1.0:
+            raise OptionError(f"ismcts: epsilon must be in [0, 1], got {epsilon}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+            raise OptionError(f"ismcts: depth must be an int >= 0, got {depth!r}")
+        scale = _GAMES[game][2] if scale is None else float(scale)
+        if not (math.isfinite(scale) and scale > 0):
+            raise OptionError(f"ismcts: scale must be a finite number > 0, got {scale}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise OptionError(f"ismcts: seed must be an int >= 0, got {seed!r}")
+        self.game = game
+        self.sims = int(sims)
+        self.c = c
+        self.prior = prior
+        self.rollout = rollout
+        self.epsilon = epsilon
+        self.depth = int(depth)
+        self.scale = scale
+        self.seed = int(seed)
+        import meeple_gym as mg
+
+        self._spec = mg.get_spec(game)
+
+    @property
+    def name(self) -> str:
+        return (
+            f"ismcts:sims={self.sims},rollout={self.rollout},c={self.c:g},prior={self.prior:g},"
+            f"epsilon={self.epsilon:g},depth={self.depth}"
+        )
+
+    @classmethod
+    def from_spec(cls, text: str, game: str, seed: int = 0) -> ISMCTSAgent:
+        """``"ismcts"`` or ``"ismcts:sims=400,rollout=heuristic,c=1,epsilon=0.1,depth=0"``."""
+        head, _, params = text.partition(":")
+        if head != "ismcts":
+            raise OptionError(f"not an ismcts agent: {text!r}")
+        kinds = {"sims": int, "c": float, "prior": float, "rollout": str}
+        kinds.update(epsilon=float, depth=int, scale=float)
+        kwargs = {}
+        for item in filter(None, params.split(",")):
+            key, eq, value = item.partition("=")
+            key = key.strip()
+            if not eq or key not in kinds:
+                raise OptionError(
+                    f"ismcts: bad parameter {item!r}; use key=value with keys {', '.join(kinds)}"
+                )
+            if key in kwargs:
+                raise OptionError(f"ismcts: parameter {key!r} given twice")
+            kwargs[key] = _parse_value(value.strip(), key, kinds[key])
+        return cls(game, seed=seed, **kwargs)
+
+    def act_states(self, states: np.ndarray) -> np.ndarray:
+        """One action per game record of ``states`` (a 1-D array of the game's state dtype),
+        for the player to act in each; the records are not changed."""
+        return self._search(self._check_states(states))
+
+    def _search(self, states: np.ndarray) -> np.ndarray:
+        """``act_states`` on records the engine made itself (the evaluator's own batch): a
+        contiguous writable copy, no validation."""
+        out = np.empty(states.shape[0], dtype=np.int64)
+        if states.shape[0] == 0:
+            return out
+        kernel = search_kernel(self.game)
+        check_fork_safe()
+        kernel(
+            states,
+            np.uint64(self.seed),
+            np.int64(self.sims),
+            np.float64(self.c),
+            np.float64(self.prior),
+            np.int64(ROLLOUT_POLICIES.index(self.rollout)),
+            np.float64(self.epsilon),
+            np.int64(self.depth),
+            np.float64(self.scale),
+            out,
+        )
+        if (out < 0).any():
+            raise ValueError("some games have no legal action (finished games?)")
+        return out
+
+    def act_env(self, env) -> int:
+        """The action for the player to act in a meeple-gym AEC env (its record is copied)."""
+        return int(self.act_states(env.unwrapped.state_array)[0])
+
+    def _check_states(self, states) -> np.ndarray:
+        dtype = self._spec.state_dtype
+        if not isinstance(states, np.ndarray) or states.dtype != dtype or states.ndim != 1:
+            raise OptionError(
+                f"states must be a 1-D {self.game} state array, got "
+                f"{type(states).__name__} of dtype {getattr(states, 'dtype', None)}"
+            )
+        # A private, writable, contiguous copy: the kernel never sees the caller's memory, and
+        # the records are checked like any restored state (Numba does no bounds checks).
+        from meeple_gym.core.gate import validate_records
+
+        copy = np.ascontiguousarray(states).copy()
+        over = (copy["terminated"] != 0) | (copy["truncated"] != 0)
+        if over.any():
+            raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; nothing to search")
+        return validate_records(self._spec, copy)
