@@ -171,6 +171,8 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
                         best_score = score
                         best = child
                 child = next_sibling[child]
+            if best < 0:  # a live position with no legal move: the engine never makes one
+                break
             apply_action(work, 0, edge[best])  # noqa: F821
             node = best
             path[depth] = best
