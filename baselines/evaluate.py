@@ -12,7 +12,9 @@ Agents. Each entry of ``agent_names`` is a name (``"random"``, ``"heuristic"``),
 path ``"package.module:Name"``, or an agent object. An agent has ``act_batch(observations,
 masks) -> actions`` (rows of the batched observation and int8 mask arrays, one action per row)
 or just ``act(observation_dict) -> int`` on the PettingZoo dict ``{"observation",
-"action_mask"}``, which is then called once per row (see docs/pettingzoo.md, "Agents").
+"action_mask"}``, which is then called once per row (see docs/pettingzoo.md, "Agents"). A
+search agent has ``act_states(states) -> actions`` instead and gets copies of the game records
+of the rows it plays (``"ismcts[:key=value,...]"``, meeple_gym.baselines.ismcts).
 
 Each game is the first game of its own batch slot, so game ``i`` of a match seeded with ``s``
 deals the same cards whatever agents play it. Results are from the first agent's side: a draw
@@ -95,7 +97,8 @@ def agent_label(agent) -> str:
 
 
 def make_agent(name, game: str, seed: int = 0):
-    """A fresh agent: ``"random"`` (any game), ``"heuristic"`` (per game), or
+    """A fresh agent: ``"random"`` (any game), ``"heuristic"`` (per game), ``"ismcts"`` or
+    ``"ismcts:sims=200,rollout=heuristic,..."`` (the search agent, seeded with ``seed``), or
     ``"package.module:Name"``: a class or factory of yours, called with ``game=...`` and
     ``seed=...`` if it takes those keywords (else with no arguments), or an agent object
     itself. An agent object passed as ``name`` is used as it is. Agents need ``act_batch``

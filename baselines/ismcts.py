@@ -274,7 +274,7 @@ def _scores_score_of(states, g, out):
     return seats
 
 
-# game -> (module names, score template, names the score template needs, default margin scale)
+# game -> (score template, the game kernels it calls by name, default margin scale)
 _GAMES = {
     "century": (_scores_century, {"final_scores_into": "rules.final_scores_into"}, 8.0),
     "radlands": (_scores_radlands, {"record_scores": "rules._record_scores"}, 1.0),
@@ -336,11 +336,13 @@ class ISMCTSAgent:
     ``sims`` iterations per decision; ``c`` the UCB exploration constant (values are in
     [-1, 1]); ``rollout`` ``"random"`` or ``"heuristic"``; ``epsilon`` the chance of a random
     move in a heuristic play-out; ``depth`` caps play-outs (0: to the end) and scores the cut
-    position by ``tanh(score margin / scale)`` (``scale`` defaults per game). The agent reads
-    game records (``act_states``), which the evaluator and ladder pass to agents that have it.
+    position by ``tanh(score margin / scale)`` (``scale`` defaults per game); ``prior`` is the
+    progressive bias toward the heuristic's move (0: off). Parameters left out take the game's
+    ``DEFAULTS``. The agent reads game records (``act_states``), which the evaluator, the ladder
+    and the Gymnasium envs pass to agents that have it.
     """
 
-    # Per-game defaults (docs/<game>.md, "Baseline ladder", has the matches that chose them).
+    # Per-game defaults; docs/baselines.md ("Defaults") has the trial matches that chose them.
     DEFAULTS = {
         "century": {"sims": 1000, "c": 1.0, "prior": 0.0, "epsilon": 0.1, "depth": 20},
         "radlands": {"sims": 200, "c": 0.5, "prior": 3.0, "epsilon": 0.1, "depth": 20},
