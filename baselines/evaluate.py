@@ -75,6 +75,19 @@ class ActBatchAdapter:
         return out
 
 
+def is_search_name(name) -> bool:
+    """Whether an agent name asks for the ISMCTS search (``"ismcts"`` or ``"ismcts:..."``)."""
+    return isinstance(name, str) and (name == "ismcts" or name.startswith("ismcts:"))
+
+
+def record_policy(agent):
+    """``states -> actions`` of an agent that reads game records (has ``act_states``), else
+    None. Records straight from the engine's own batch skip the snapshot check (``_search``)."""
+    if not callable(getattr(agent, "act_states", None)):
+        return None
+    return getattr(agent, "_search", agent.act_states)
+
+
 def as_agent(obj, label: str = "agent"):
     """``obj`` if it has ``act_batch`` or ``act_states``, an ``ActBatchAdapter`` if it only has
     ``act``."""
@@ -105,7 +118,7 @@ def make_agent(name, game: str, seed: int = 0):
     or ``act`` (module docstring); one with only ``act`` is wrapped in ``ActBatchAdapter``."""
     if not isinstance(name, str):
         return as_agent(name)
-    if name == "ismcts" or name.startswith("ismcts:"):
+    if is_search_name(name):
         from meeple_gym.baselines.ismcts import ISMCTSAgent
 
         return ISMCTSAgent.from_spec(name, game, seed)
@@ -206,9 +219,8 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
             idx = np.flatnonzero((to_act == k) & ~done)
             if idx.size == 0:
                 continue
-            if callable(getattr(agent, "act_states", None)):
-                # A search agent reads game records (it determinizes them itself).
-                search = getattr(agent, "_search", agent.act_states)
+            search = record_policy(agent)
+            if search is not None:  # it determinizes the records itself
                 actions[idx] = search(batch.states[idx])
             else:
                 actions[idx] = agent.act_batch(obs[idx], batch.legal_mask[idx])

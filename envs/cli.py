@@ -116,8 +116,9 @@ def _backend_kwargs(args) -> dict:
 
 def _match_parts(agents) -> tuple[str, ...]:
     """The warm-up parts a match between ``agents`` uses: the search only for ``ismcts``."""
-    searching = any(a == "ismcts" or a.startswith("ismcts:") for a in agents)
-    return ("batch", "search") if searching else ("batch",)
+    from meeple_gym.baselines.evaluate import is_search_name
+
+    return ("batch", "search") if any(map(is_search_name, agents)) else ("batch",)
 
 
 def cmd_eval(args) -> int:

@@ -43,22 +43,22 @@ class _SearchPolicy:
     """An opponent that reads the game record (the ISMCTS agent's ``act_states``): it
     determinizes the record itself, so it sees no more than the seat it plays."""
 
-    def __init__(self, agent):
-        self.agent = agent
+    def __init__(self, search):
+        self.search = search  # states -> actions (evaluate.record_policy)
 
     def act_in(self, raw) -> int:
-        search = getattr(self.agent, "_search", self.agent.act_states)
-        return int(search(raw.state_array.copy())[0])
+        return int(self.search(raw.state_array.copy())[0])
 
 
 def _opponent_policy(entry, game: str, seed: int):
     """``entry`` as a function ``observation dict -> action`` (or a ``_SearchPolicy``)."""
-    if isinstance(entry, str):
-        from meeple_gym.baselines.evaluate import make_agent
+    from meeple_gym.baselines.evaluate import make_agent, record_policy
 
+    if isinstance(entry, str):
         entry = make_agent(entry, game, seed)
-    if callable(getattr(entry, "act_states", None)):
-        return _SearchPolicy(entry)
+    search = record_policy(entry)
+    if search is not None:
+        return _SearchPolicy(search)
     act = getattr(entry, "act", None)
     if callable(act):
         return act

@@ -138,16 +138,13 @@ class BatchVectorEnv(VectorEnv):
         self.opponent = opponent
         self._agent = None  # the act_batch opponent, built at reset (None for random/self)
         if not self.self_play and opponent != "random":
-            from meeple_gym.baselines.evaluate import make_agent
+            from meeple_gym.baselines.evaluate import is_search_name, make_agent
 
-            if (
-                isinstance(opponent, str)
-                and opponent not in ("heuristic", "ismcts")
-                and (":" not in opponent)
-            ):
+            named = isinstance(opponent, str) and opponent != "heuristic"
+            if named and ":" not in opponent and not is_search_name(opponent):
                 raise OptionError(
-                    'opponent must be "random", "heuristic", "self", None, '
-                    f'"package.module:Agent" or an agent with act_batch; got {opponent!r}'
+                    'opponent must be "random", "heuristic", "ismcts[:key=value,...]", "self", '
+                    f'None, "package.module:Agent" or an agent with act_batch; got {opponent!r}'
                 )
             make_agent(opponent, game, 0)  # a bad opponent fails here, not at reset
 
@@ -394,9 +391,10 @@ class BatchVectorEnv(VectorEnv):
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
         batch = self._batch
         masks = batch._mask[rows]
-        if callable(getattr(self._agent, "act_states", None)):
-            # A search agent (ISMCTS) reads the records and determinizes them itself.
-            search = getattr(self._agent, "_search", self._agent.act_states)
+        from meeple_gym.baselines.evaluate import record_policy
+
+        search = record_policy(self._agent)
+        if search is not None:  # a search agent (ISMCTS) determinizes the records itself
             out = np.asarray(search(batch._states[rows]))
             return self._checked_opponent_actions(out, masks, rows)
         players = batch._states["current_player"][rows].astype(np.int64)
