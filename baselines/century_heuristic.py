@@ -19,7 +19,7 @@ pay and discard the cube whose loss hurts least (spare yellow first).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.century.data import (
@@ -54,7 +54,7 @@ from meeple_gym.century.rules import (
     PHASE_UPGRADE,
     POINT_ROW_SIZE,
 )
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.encoders.century import (
     COIN_PAYS,
     M_CUBES,
@@ -332,7 +332,7 @@ def _main_action(obs, mask, car, cost):
     return _first_legal(mask)
 
 
-@kernel
+@standalone_kernel(array_arg(np.float32), array_arg(np.int8), returns=types.int64)
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its int 0/1 action mask."""
     car = np.zeros(N_COLOURS, np.int64)

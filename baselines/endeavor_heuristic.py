@@ -31,10 +31,10 @@ points (END-S3); the empire card returned is the one least worth keeping (END-S4
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.encoders import endeavor as E
 from meeple_gym.endeavor.rules import (
     A_BUILDING,
@@ -820,7 +820,7 @@ def _decide(views, obs, mask):
     return action
 
 
-@kernel
+@standalone_kernel(array_arg(np.float32), array_arg(np.int8), returns=types.int64)
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its 0/1 action mask."""
     # The record ``views[0]`` points into ``views``: the array is passed down so that it stays

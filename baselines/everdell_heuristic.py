@@ -30,10 +30,10 @@ for each special event we miss).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.encoders import everdell as E
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
@@ -1257,7 +1257,10 @@ def _decide(b, mask):
     return -1
 
 
-@kernel
+# Standalone rather than heuristic_action, which only allocates the board it passes in.
+@standalone_kernel(
+    array_arg(np.float32), array_arg(np.int8), array_arg(BOARD_DTYPE), returns=types.int64
+)
 def _act(obs, mask, boards):
     b = boards[0]
     _decode(obs, b)

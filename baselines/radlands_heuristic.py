@@ -22,10 +22,10 @@ Draft (RAD-S3): keep the camps with the best static worth.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
 from meeple_gym.encoders import radlands as E
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands.rules import (
@@ -554,7 +554,15 @@ def _column_worth(b, c, people_only):
     return v
 
 
-@kernel
+# Standalone: seven call sites in kernels that are each compiled on their own (issue 11).
+@standalone_kernel(
+    record_arg(BOARD_DTYPE),
+    types.int64,
+    types.int64,
+    types.int64,
+    types.int64,
+    returns=types.float64,
+)
 def _step_worth(b, prog, pc, sc, si):
     """Worth to us of one step of a program (control steps are handled by the caller)."""
     op = CODE[prog, pc, 0]
@@ -1127,7 +1135,10 @@ def heuristic_action(obs, mask):
     return _heuristic_action(obs, mask, boards)
 
 
-@kernel
+# Standalone rather than heuristic_action, which only allocates the board it passes in.
+@standalone_kernel(
+    array_arg(np.float32), array_arg(np.int8), array_arg(BOARD_DTYPE), returns=types.int64
+)
 def _heuristic_action(obs, mask, boards):
     b = boards[0]
     _decode(obs, b)

@@ -54,7 +54,7 @@ gives a proven upper bound for every entry (see the notes there).
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
 from meeple_gym.century.data import MERCHANT_UPGRADES, POINT_COST, POINT_VALUE
 from meeple_gym.century.rules import (
@@ -72,8 +72,9 @@ from meeple_gym.century.rules import (
     PHASE_UPGRADE,
     PLAYED,
     POINT_ROW_SIZE,
+    STATES,
 )
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, parallel_kernel, standalone_kernel
 
 N_PHASES = 6
 
@@ -117,7 +118,7 @@ PAY_INDEX = ACQUIRE_SLOT + MARKET_SIZE
 OBS_SIZE = PAY_INDEX + 1  # 927
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, array_arg(np.float32))
 def encode_into(states, g, player, out):
     """Write the observation of seat ``player`` in game ``g`` into ``out`` (float32, OBS_SIZE)."""
     s = states[g]

@@ -82,9 +82,9 @@ the Governor. Slot ``k`` is the index of the ``A_SLOT`` / ``A_UPGRADE`` actions.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.endeavor.rules import (
     B_MARKET,
     BLD_POINTS,
@@ -116,6 +116,7 @@ from meeple_gym.endeavor.rules import (
     PH_ROLE,
     PH_START_CITY,
     ROUND_LIMIT,
+    STATES,
     SUB_GOV_MOVE,
     SUB_GOV_PAY,
     score_of,
@@ -253,7 +254,7 @@ def _encode_player(s, p, player, b, out):
     out[b + P_SCORE] = score_of(s, p)
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, array_arg(np.float32))
 def encode_into(states, g, player, out):
     """Write the observation of ``player`` in game ``g`` into ``out`` (float32, OBS_SIZE)."""
     s = states[g]

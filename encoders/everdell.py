@@ -123,11 +123,12 @@ as the blocks here do, so the decider's observation lines up with its action ind
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
+from meeple_gym.everdell.rules import STATES
 
 MAXP = R.MAXP
 NT = R.NT
@@ -421,7 +422,7 @@ def _encode_pending(s, player, out):
         break
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, array_arg(np.float32))
 def encode_into(states, g, player, out):
     """Write the observation of ``player`` in game ``g`` into ``out`` (float32, OBS_SIZE)."""
     s = states[g]

@@ -93,9 +93,9 @@ layout of ``envs/radlands/rules.py`` (see docs/radlands.md).
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.radlands.effects import MAX_STEPS, OP, TARGETS
 from meeple_gym.radlands.rules import (
     CAMP,
@@ -129,6 +129,7 @@ from meeple_gym.radlands.rules import (
     PHASE_DRAFT,
     PHASE_OVER,
     RAIDERS,
+    STATES,
     VERA_PER_CARD,
     ZETO_RESOLVED,
 )
@@ -317,7 +318,7 @@ def _encode_pending(s, player, out):
             out[REVEALED + k * N_DT + s.revealed[k]] = 1.0
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, array_arg(np.float32))
 def encode_into(states, g, player, out):
     """Write the observation of ``player`` in game ``g`` into ``out`` (float32, OBS_SIZE)."""
     s = states[g]

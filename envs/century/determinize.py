@@ -9,14 +9,14 @@ common signature; every seat knows the same.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.century.rules import N_DECK, N_POINT
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.century.rules import N_DECK, N_POINT, STATES
+from meeple_gym.core.jit import parallel_kernel, standalone_kernel
 from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, shuffle
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64)
 def determinize_into(states, g, player, key):
     s = states[g]
     words = np.zeros(1, np.uint64)

@@ -20,7 +20,7 @@ OVER            nothing: the game has ended
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
 from meeple_gym.century.data import (
     DECK_TYPES,
@@ -36,7 +36,7 @@ from meeple_gym.century.data import (
     STARTING_SPICE_TYPE,
     STARTING_UPGRADE_TYPE,
 )
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 
@@ -110,6 +110,8 @@ STATE_DTYPE = np.dtype(
         ("point_deck", np.int8, (N_POINT,)),
     ]
 )
+# Standalone kernels take the batch as a C-contiguous array of records (meeple_gym.core.jit).
+STATES = array_arg(STATE_DTYPE)
 
 _DECK_TYPES = np.asarray(DECK_TYPES)
 
@@ -124,7 +126,7 @@ def _end_target(num_players):
     return 6 if num_players <= 3 else 5
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64, types.int64)
 def init_game(states, g, num_players, key, options=0):
     """Set game ``g`` to a fresh deal (CSR-S1…S7) from the RNG word ``key``.
 
@@ -200,7 +202,7 @@ def _holds(s, p, cost, row):
     return True
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, array_arg(np.int8))
 def legal_mask_into(states, g, mask):
     """Write the legal actions of game ``g``'s player to act into ``mask`` (int8, 0/1)."""
     s = states[g]
@@ -376,7 +378,7 @@ def _end_action(s, p):
         _next_turn(s)
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64)
 def apply_action(states, g, action):
     """Apply a legal ``action`` to game ``g`` (legality is the caller's job)."""
     s = states[g]

@@ -37,18 +37,25 @@ tests/test_pure_python_mode.py checks that this plays the same games as the comp
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import hashlib
 import importlib.util
+import inspect
 import os
 import tempfile
 import warnings
 from importlib import metadata
 from pathlib import Path
 
+import llvmlite.binding as llvm
 import numba
-from numba.core import types
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+from numba.extending import intrinsic
 
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
 
@@ -208,6 +215,20 @@ class _KernelDispatcher(CPUDispatcher):
     sum, a prange index): each copy of a large kernel costs seconds of compile time and runs
     no faster. The caller's arguments are cast to the widened signature."""
 
+    def compile(self, sig):
+        # A standalone kernel's cell is filled when its stub compiles; a kernel loaded from the
+        # cache was not typed, so the cells its machine code reads are filled here.
+        with global_compiler_lock:
+            hits = sum(self._cache_hits.values())
+            result = super().compile(sig)
+            entry = getattr(self, "_meeple_standalone", None)
+            if entry is not None:
+                entry.build()
+            if sum(self._cache_hits.values()) > hits:
+                for overload in self.overloads.values():
+                    _fill_cells(overload.library, getattr(self, "_meeple_group", None))
+        return result
+
     def get_call_template(self, args, kws):
         code = self.py_func.__code__
         index_positions = {
@@ -223,16 +244,18 @@ class _KernelDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def _compile(fn, group=None, **extra):
+def _compile(fn, group=None, cacheable=True, **extra):
     if numba.config.DISABLE_JIT:
         return numba.njit(**JIT_OPTIONS, **extra)(fn)
-    path = _writable_cache_dir(group or kernel_group(fn.__module__))
+    group = group or kernel_group(fn.__module__)
+    path = _writable_cache_dir(group) if cacheable else None
     if path is None:
         dispatcher = numba.njit(**{**JIT_OPTIONS, "cache": False}, **extra)(fn)
     else:
         with _numba_cache_dir(path):
             dispatcher = numba.njit(**JIT_OPTIONS, **extra)(fn)
     dispatcher.__class__ = _KernelDispatcher
+    dispatcher._meeple_group = group
     return dispatcher
 
 
@@ -252,3 +275,217 @@ def game_kernel(fn, game: str, parallel: bool = False):
     one game's kernels through its globals inlines that game's rules, so its cached machine
     code must go stale with them."""
     return _compile(fn, group=game, **({"parallel": True} if parallel else {}))
+
+
+# ---- standalone kernels ------------------------------------------------------------------------
+# Numba links a called kernel's LLVM module into its caller and optimises the result again, so
+# every kernel that calls a game's interpreter (the batch loops, the heuristic, the search, the
+# interpreter's own entry points) used to optimise and emit the whole interpreter once more: most
+# of a cold compile (issue 11). A standalone kernel is compiled once, for one fixed signature;
+# callers reach its machine code through a pointer cell named by a stable symbol. Their own
+# machine code holds the symbol, not the function, so it caches, and the call uses Numba's own
+# calling convention, so exceptions (e.g. a bounds check's IndexError) still propagate.
+
+
+class array_arg:
+    """A standalone kernel argument: a 1-D C-contiguous array of ``dtype``."""
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+        self.numba_type = types.Array(numba.from_dtype(self.dtype), 1, "C")
+
+    def accepts(self, given) -> bool:
+        return (
+            isinstance(given, types.Array)
+            and given.ndim == 1
+            and given.layout == "C"
+            and given.dtype == self.numba_type.dtype
+        )
+
+
+class record_arg:
+    """A standalone kernel argument: one record (``states[g]``) of ``dtype``."""
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+        self.numba_type = numba.from_dtype(self.dtype)
+
+    def accepts(self, given) -> bool:
+        return given == self.numba_type
+
+
+def _numba_type(kind):
+    return kind.numba_type if isinstance(kind, (array_arg, record_arg)) else kind
+
+
+def _cell_caller(symbol: str, arg_kinds, return_type):
+    """An intrinsic that calls the compiled kernel whose address is in the cell named
+    ``symbol`` with a tuple's items as arguments (scalars cast to the declared types)."""
+    wanted = tuple(_numba_type(kind) for kind in arg_kinds)
+
+    @intrinsic
+    def call(typingctx, arguments):
+        if not isinstance(arguments, types.BaseTuple) or len(arguments) != len(arg_kinds):
+            return None
+        for given, kind in zip(arguments, arg_kinds, strict=True):
+            if isinstance(kind, (array_arg, record_arg)):
+                if not kind.accepts(given):
+                    return None
+            elif not isinstance(given, (types.Integer, types.Float, types.Boolean)):
+                return None
+
+        def codegen(context, builder, signature, args):
+            call_conv = context.call_conv
+            function_type = call_conv.get_function_type(return_type, wanted)
+            # A trampoline through the cell: Numba's call helper wants a function to call.
+            name = f"{symbol}.trampoline"
+            trampoline = builder.module.globals.get(name)
+            if trampoline is None:
+                cell = ir.GlobalVariable(builder.module, function_type.as_pointer(), symbol)
+                cell.linkage = "external"
+                trampoline = ir.Function(builder.module, function_type, name)
+                trampoline.linkage = "internal"
+                body = ir.IRBuilder(trampoline.append_basic_block())
+                body.ret(body.call(body.load(cell), trampoline.args))
+            values = [
+                context.cast(builder, builder.extract_value(args[0], k), given, want)
+                if not isinstance(kind, (array_arg, record_arg))
+                else builder.extract_value(args[0], k)
+                for k, (given, want, kind) in enumerate(
+                    zip(arguments, wanted, arg_kinds, strict=True)
+                )
+            ]
+            status, result = call_conv.call_function(
+                builder, trampoline, return_type, wanted, values
+            )
+            with cgutils.if_unlikely(builder, status.is_error):
+                call_conv.return_status_propagate(builder, status)
+            return result
+
+        return return_type(arguments), codegen
+
+    return call
+
+
+class _Standalone:
+    """One standalone kernel: the kernel compiled for its one signature and the cell that
+    holds its address (filled by ``build``)."""
+
+    def __init__(self, impl, arg_kinds, return_type, symbol, group):
+        self.impl = impl
+        self.signature = tuple(_numba_type(kind) for kind in arg_kinds)
+        self.return_type = return_type
+        self.symbol = symbol
+        self.group = group
+        self.cell = ctypes.c_void_p(0)
+        self.built = False
+        self.building = False
+        llvm.add_symbol(symbol, ctypes.addressof(self.cell))
+
+    def build(self):
+        if self.built or self.building:
+            return
+        self.building = True
+        try:
+            self.impl.compile(self.signature)
+            compiled = self.impl.overloads[self.signature]
+            if compiled.signature.return_type != self.return_type:
+                raise TypeError(
+                    f"standalone kernel {self.impl.__qualname__} returns "
+                    f"{compiled.signature.return_type}, declared {self.return_type}"
+                )
+            library = compiled.library
+            self.cell.value = library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
+            self.built = True
+        finally:
+            self.building = False
+
+
+_standalone: dict[str, list[_Standalone]] = {}
+_by_symbol: dict[str, _Standalone] = {}
+_SYMBOL_PREFIX = "meeple_gym.standalone."
+
+
+def _fill_cells(library, group) -> None:
+    """Build every standalone kernel whose cell ``library``'s code reads (all of ``group``'s
+    if this Numba keeps no module to look in)."""
+    module = getattr(library, "_shared_module", None)
+    if module is None:
+        for entry in _standalone.get(group, ()):
+            entry.build()
+        return
+    for variable in module.global_variables:
+        entry = _by_symbol.get(variable.name)
+        if entry is not None:
+            entry.build()
+
+
+def _stub_source(fn, arg_kinds) -> str:
+    """Source of the kernel callers use: ``fn``'s parameters and defaults, one call through
+    the cell."""
+    parameters = list(inspect.signature(fn).parameters.values())
+    if len(parameters) != len(arg_kinds):
+        raise TypeError(
+            f"{fn.__name__} takes {len(parameters)} arguments; {len(arg_kinds)} kinds given"
+        )
+    names = ", ".join(p.name for p in parameters)
+    return (
+        f"# Generated by meeple_gym.core.jit.standalone_kernel for {fn.__module__}.{fn.__name__}.\n"
+        f"def {fn.__name__}({', '.join(str(p) for p in parameters)}):\n"
+        f"    return CALL(({names},))\n"
+    )
+
+
+def _load_generated(source: str, group: str, module_name: str):
+    """Compile generated source as if from a file in the group's cache folder (Numba caches
+    only functions with a source file); the file's mtime is fixed so that every process that
+    writes it gives Numba's cache index the same stamp. Returns (code, cacheable)."""
+    path = _writable_cache_dir(group)
+    filename = f"<generated {module_name}>"
+    if path is not None:
+        file = Path(path) / "standalone" / f"{module_name}.py"
+        try:
+            file.parent.mkdir(exist_ok=True)
+            if not file.is_file() or file.read_text() != source:
+                with tempfile.NamedTemporaryFile("w", dir=file.parent, delete=False) as tmp:
+                    tmp.write(source)
+                os.utime(tmp.name, (0, 0))
+                os.replace(tmp.name, file)
+            filename = str(file)
+        except OSError:
+            pass
+    return compile(source, filename, "exec"), not filename.startswith("<")
+
+
+def standalone_kernel(*arg_kinds, returns=types.none):
+    """Compile a large kernel once, for one signature, and return the kernel callers use.
+
+    ``arg_kinds`` gives each argument: ``array_arg(dtype)`` (1-D C-contiguous),
+    ``record_arg(dtype)`` or a Numba scalar type (``types.int64``, ``types.uint64``, ...);
+    ``returns`` the result type. The returned kernel keeps the name, parameters and defaults
+    and works from Python and from other kernels; kernels that call it no longer embed it.
+    Under ``NUMBA_DISABLE_JIT`` it is the plain function.
+    """
+
+    def wrap(fn):
+        impl = _compile(fn)
+        if numba.config.DISABLE_JIT:
+            return impl
+        group = kernel_group(fn.__module__)
+        qualified = f"{fn.__module__}.{fn.__name__}"
+        symbol = f"{_SYMBOL_PREFIX}{group_key(group)}.{qualified}"
+        code, cacheable = _load_generated(_stub_source(fn, arg_kinds), group, qualified)
+        namespace = {"CALL": _cell_caller(symbol, arg_kinds, returns)}
+        exec(code, namespace)  # noqa: S102 - our own generated source, see _stub_source
+        entry = _Standalone(impl, arg_kinds, returns, symbol, group)
+        _standalone.setdefault(group, []).append(entry)
+        _by_symbol[symbol] = entry
+        stub_fn = namespace[fn.__name__]
+        stub_fn.__module__ = fn.__module__
+        stub_fn.__doc__ = fn.__doc__
+        stub_fn.__qualname__ = fn.__qualname__
+        stub = _compile(stub_fn, group=group, cacheable=cacheable)
+        stub._meeple_standalone = entry
+        return stub
+
+    return wrap

@@ -3,8 +3,8 @@
 ``meeple warmup`` runs this for Docker images and cluster nodes; the other commands call
 ``ensure_warm`` so that a first run says it is compiling and shows progress instead of sitting
 silent. The work is split into parts (single-game kernels, batch kernels with the heuristic,
-rollouts, the ISMCTS search) that compile side by side in worker processes: Numba compiles on
-one core.
+rollouts, the ISMCTS search); games compile side by side in worker processes (Numba compiles on
+one core), each game's parts one after the other in one process.
 
 A part is *warm* when its game's cache folder (keyed by the game's sources, ``meeple_gym.core.jit``)
 holds the marker this module writes once the part compiled. Commands warm only the parts they
@@ -83,40 +83,52 @@ def _mark_warm(game: str, part: str, seconds: float) -> None:
         pass  # no writable cache: nothing to remember (mg.core.jit warned)
 
 
+def warm_game(task: tuple[str, tuple[str, ...]]) -> tuple[str, dict[str, float]]:
+    """Compile ``parts`` of one game in this process, in order; returns their times."""
+    game, parts = task
+    seconds = {}
+    for part in parts:
+        _, _, seconds[part] = warm_part((game, part))
+    return game, seconds
+
+
 def warm(
     games, workers: int | None = None, progress: bool = True, stream=None, parts=PARTS
 ) -> dict:
     """Compile ``parts`` of ``games``; returns {game: {part: seconds}}.
 
-    ``workers`` processes (default: the number of CPUs) compile parts side by side.
+    ``workers`` processes (default: the number of CPUs) compile games side by side. A game's
+    parts compile in one process, one after the other: they share the game's standalone
+    kernels (the interpreter, the encoder, the heuristic; meeple_gym.core.jit), which two
+    processes would both compile.
     """
     from tqdm import tqdm
 
     stream = stream or sys.stderr
-    tasks = [(g, p) for g in games for p in parts]
+    tasks = [(g, tuple(parts)) for g in games]
     workers = max(1, min(workers or os.cpu_count() or 1, len(tasks)))
     seconds: dict[str, dict[str, float]] = {g: {} for g in games}
     bar = tqdm(
-        total=len(tasks), desc="compiling kernels", unit="part", disable=not progress, file=stream
+        total=len(tasks), desc="compiling kernels", unit="game", disable=not progress, file=stream
     )
+
+    def record(game, took):
+        seconds[game].update(took)
+        for part, part_seconds in took.items():
+            _mark_warm(game, part, part_seconds)
+        bar.set_postfix_str(game)
+        bar.update()
+
     try:
         if workers == 1:
             for task in tasks:
-                game, part, took = warm_part(task)
-                seconds[game][part] = took
-                _mark_warm(game, part, took)
-                bar.set_postfix_str(f"{game} {part}")
-                bar.update()
+                record(*warm_game(task))
         else:
             # "spawn": a fresh interpreter per worker, whatever the parent already ran.
             with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-                futures = [pool.submit(warm_part, task) for task in tasks]
+                futures = [pool.submit(warm_game, task) for task in tasks]
                 for future in as_completed(futures):
-                    game, part, took = future.result()
-                    seconds[game][part] = took
-                    _mark_warm(game, part, took)
-                    bar.set_postfix_str(f"{game} {part}")
-                    bar.update()
+                    record(*future.result())
     finally:
         bar.close()
     return seconds

@@ -30,9 +30,9 @@ from before. Those cards are treated as unknown, as the observation shows them.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import kernel, parallel_kernel, standalone_kernel
 from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, randint, shuffle
 from meeple_gym.endeavor.data import EMPIRE_KEEP
 from meeple_gym.endeavor.rules import (
@@ -45,6 +45,7 @@ from meeple_gym.endeavor.rules import (
     PH_OVER,
     PH_PLAN_ROLE,
     PH_PLAN_TOKENS,
+    STATES,
     _fill_mask,
 )
 
@@ -157,7 +158,7 @@ def _legal_count(mask):
     return count
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64)
 def determinize_into(states, g, player, key):
     s = states[g]
     words = np.zeros(1, np.uint64)

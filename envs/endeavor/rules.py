@@ -10,9 +10,9 @@ one legal action is taken automatically. The legal actions of the pending decisi
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 from meeple_gym.endeavor import data as D
@@ -187,6 +187,8 @@ STATE_DTYPE = np.dtype(
         ("pend_mask", np.int8, (NUM_ACTIONS,)),
     ]
 )
+# Standalone kernels take the batch as a C-contiguous array of records (meeple_gym.core.jit).
+STATES = array_arg(STATE_DTYPE)
 
 
 # ---- cards on the player board (END-B1, END-B2) ----------------------------------------------
@@ -763,7 +765,7 @@ def _single_action(mask):
     return only
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64)
 def apply_action(states, g, action):
     """Apply a legal ``action``; forced decisions that follow are taken at once."""
     s = states[g]
@@ -781,7 +783,7 @@ def apply_action(states, g, action):
         _finish(s, True)
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, array_arg(np.int8))
 def legal_mask_into(states, g, mask):
     mask[:] = states[g].pend_mask
 
@@ -804,7 +806,7 @@ def rewards_into(s, out):
 
 
 # ---- setup (END-S1…S6) -----------------------------------------------------------------------
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64, types.int64)
 def init_game(states, g, num_players, key, options=0):
     s = states[g]
     n = num_players

@@ -28,9 +28,9 @@ see now.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import kernel, parallel_kernel, standalone_kernel
 from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, shuffle
 from meeple_gym.everdell.rules import (
     DECK_SIZE,
@@ -38,6 +38,7 @@ from meeple_gym.everdell.rules import (
     NT,
     NUM_ACTIONS,
     PK_TURN,
+    STATES,
     T_LOCATION,
     rederive_pending,
 )
@@ -103,7 +104,7 @@ def _deal(s, player, hidden_revealed, pool):
             n += 1
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64)
 def determinize_into(states, g, player, key):
     """Resample in place what ``player`` may not know in game ``g`` (module docstring), from
     the RNG word ``key`` (uint64)."""

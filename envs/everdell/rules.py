@@ -13,9 +13,9 @@ his moves come from the game's RNG (the d8) and fixed rules.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 from meeple_gym.everdell import data as D
@@ -349,6 +349,8 @@ STATE_DTYPE = np.dtype(
         ("pend_mask", np.int8, (NUM_ACTIONS,)),
     ]
 )
+# Standalone kernels take the batch as a C-contiguous array of records (meeple_gym.core.jit).
+STATES = array_arg(STATE_DTYPE)
 
 
 # ---- cards, piles, hand ----------------------------------------------------------------------
@@ -970,7 +972,8 @@ def _all_deployed(s, p):
     return _free_worker(s, p) < 0
 
 
-@kernel
+# Standalone: the turn menu is asked for by _advance, init_game and rederive_pending (issue 11).
+@standalone_kernel(record_arg(STATE_DTYPE), types.int64)
 def _turn_mask(s, p):
     """EVD-T1: place a worker, play a card, prepare for season, or pass (autumn, EVD-E1)."""
     mask = s.pend_mask
@@ -1755,7 +1758,8 @@ def _visit(s, f, p, t, o, k, a):
     return GO
 
 
-@kernel
+# Standalone: a card's effects are most of the task interpreter _run_top (issue 11).
+@standalone_kernel(record_arg(STATE_DTYPE), types.int64, returns=types.boolean)
 def _run_card(s, f):
     p = s.fr_actor[f]
     t = s.fr_a[f]
@@ -2494,7 +2498,8 @@ def _end_turn(s):
     return False
 
 
-@kernel
+# Standalone: the task interpreter, called by _advance and rederive_pending (issue 11).
+@standalone_kernel(record_arg(STATE_DTYPE), returns=types.boolean)
 def _run_top(s):
     f = s.depth - 1
     kind = s.fr_kind[f]
@@ -2574,7 +2579,7 @@ def rederive_pending(states, g):
     return _run_top(s) == WAIT and s.pend_kind != PK_NONE
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64)
 def apply_action(states, g, action):
     """Apply a legal ``action`` of the player to act (callers check the mask)."""
     s = states[g]
@@ -2591,7 +2596,7 @@ def apply_action(states, g, action):
         _finish(s, True)
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, array_arg(np.int8))
 def legal_mask_into(states, g, mask):
     s = states[g]
     mask[:] = s.pend_mask
@@ -2612,7 +2617,7 @@ def rewards_into(s, out):
 
 
 # ---- setup (EVD-S1…S7) -----------------------------------------------------------------------
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64, types.int64)
 def init_game(states, g, num_players, key, options=0):
     """A fresh game from RNG word ``key``; solo (1 player) adds Rugwort as seat 1."""
     s = states[g]

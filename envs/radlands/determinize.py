@@ -28,9 +28,9 @@ record keeps no history, so the pool is every card the seat does not see now.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import kernel, parallel_kernel, standalone_kernel
 from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, randint, shuffle
 from meeple_gym.radlands.rules import (
     CODE,
@@ -47,6 +47,7 @@ from meeple_gym.radlands.rules import (
     PERSON,
     PHASE_DECISION,
     PHASE_DRAFT,
+    STATES,
     pending_mask_into,
 )
 
@@ -173,7 +174,7 @@ def _deal(s, opp, pinned, pool, h, redraw_revealed):
         s.lift_type = pool[n]
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64)
 def determinize_into(states, g, player, key):
     """Resample in place what ``player`` may not know in game ``g`` (module docstring), from
     the RNG word ``key`` (uint64)."""

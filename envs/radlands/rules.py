@@ -15,9 +15,9 @@ to "this card" or "that person" even after columns slide.
 """
 
 import numpy as np
-from numba import prange
+from numba import prange, types
 
-from meeple_gym.core.jit import kernel, parallel_kernel
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 from meeple_gym.radlands import data as D
@@ -257,6 +257,8 @@ STATE_DTYPE = np.dtype(
         ("pend_mask", np.int8, (NUM_ACTIONS,)),
     ]
 )
+# Standalone kernels take the batch as a C-contiguous array of records (meeple_gym.core.jit).
+STATES = array_arg(STATE_DTYPE)
 
 
 # ---- board helpers --------------------------------------------------------------------------
@@ -1235,7 +1237,9 @@ def _choose_ability(s, d, owner, src, p, c, i):
     return -2
 
 
-@kernel
+# Standalone: the interpreter's op dispatch is most of Radlands' code, and _run, _begin_turn and
+# _end_turn each used to embed a copy of it (issue 11).
+@standalone_kernel(record_arg(STATE_DTYPE), types.int64, types.int64, returns=types.int64)
 def _exec(s, d, action):
     """Run (or resume with ``action``) the op at the top frame ``d``: WAIT, DONE or CONTINUE."""
     prog = s.fr_prog[d]
@@ -2017,7 +2021,7 @@ OPTION_ZETO_RESOLVED = 4  # Zeto Khan: only an event that went off at once uses 
 OPTION_FIRST_GAME_CAMPS = 8  # RAD-S3's fixed first-game camps, no draft
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64, types.uint64, types.int64)
 def init_game(states, g, num_players, key, options=0):
     """A fresh game (RAD-S1…S5) from RNG word ``key`` with the packed ``options`` bits."""
     raiders_slot = 2 if options & OPTION_RAIDERS_SLOT_2 else 3
@@ -2137,7 +2141,7 @@ def _event_playable(s, p, e):
     return False
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, array_arg(np.int8))
 def legal_mask_into(states, g, mask):
     s = states[g]
     mask[:] = 0
@@ -2425,7 +2429,7 @@ def pending_mask_into(states, g, mask):
     return _pending_choices(states[g], mask)
 
 
-@kernel
+@standalone_kernel(STATES, types.int64, types.int64)
 def apply_action(states, g, action):
     """Apply a legal action (legality is the caller's job)."""
     s = states[g]
