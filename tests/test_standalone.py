@@ -111,7 +111,8 @@ import meeple_gym as mg
 from meeple_gym.core import jit
 game = sys.argv[1]
 result = mg.make_batch(game, 4, 2, seed=3).random_rollout(6)
-built = sorted(e.symbol.rsplit(".", 1)[-1] for es in jit._standalone.values() for e in es if e.built)
+entries = [e for group in jit._standalone.values() for e in group]
+built = sorted(e.symbol.rsplit(".", 1)[-1] for e in entries if e.built)
 print(json.dumps({"length": result["length"].tolist(), "built": built}))
 """
 
