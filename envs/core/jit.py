@@ -29,6 +29,21 @@ compiled for widened argument types instead (``_KernelDispatcher``), which halve
 cut Radlands' cold compile CPU time by about 40% (benchmarks/README.md, issue 11);
 tests/test_compile.py checks that every kernel has one signature.
 
+Standalone kernels
+------------------
+Numba links the LLVM module of every kernel a function calls into that function's module and
+optimises the whole again, so a game's interpreter was optimised and emitted once per kernel
+that reached it (the batch loops, the heuristic, the search, its own entry points): most of a
+cold compile. ``standalone_kernel`` compiles a large kernel once, for one declared signature,
+and gives callers a small stub that calls it through a pointer cell registered with LLVM under
+a stable symbol (``meeple_gym.standalone.<group key>.<module>.<name>``). The stub's machine code
+holds the symbol, not the kernel, so it caches; the cell is filled when the stub is typed or,
+for a kernel loaded from the cache, from the cells its code reads (``_fill_cells``). The call
+uses Numba's calling convention, so exceptions propagate. Each game declares its interpreter
+entries, encoder, heuristic and determinizer standalone (benchmarks/README.md, issue 11;
+tests/test_standalone.py). Inlining at the Numba IR level was tried instead and was slower:
+Numba deep-copies the IR it inlines.
+
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
