@@ -292,14 +292,7 @@ def game_kernel(fn, game: str, parallel: bool = False):
     return _compile(fn, group=game, **({"parallel": True} if parallel else {}))
 
 
-# ---- standalone kernels ------------------------------------------------------------------------
-# Numba links a called kernel's LLVM module into its caller and optimises the result again, so
-# every kernel that calls a game's interpreter (the batch loops, the heuristic, the search, the
-# interpreter's own entry points) used to optimise and emit the whole interpreter once more: most
-# of a cold compile (issue 11). A standalone kernel is compiled once, for one fixed signature;
-# callers reach its machine code through a pointer cell named by a stable symbol. Their own
-# machine code holds the symbol, not the function, so it caches, and the call uses Numba's own
-# calling convention, so exceptions (e.g. a bounds check's IndexError) still propagate.
+# ---- standalone kernels (see the module docstring) ----------------------------------------------
 
 
 class array_arg:
