@@ -136,3 +136,21 @@ def test_kernels_loaded_from_the_cache_fill_the_cells_they_read(game, tmp_path):
     assert cold["length"] == warm["length"]
     # The cached rollout kernel reads the interpreter's cells: built without being typed.
     assert {"apply_action", "legal_mask_into", "init_game"} <= set(warm["built"])
+
+
+def test_a_misaligned_array_is_read_correctly():
+    # A float32 view one byte into a buffer: Numba types it as unaligned; the standalone kernel
+    # is compiled for unaligned data, so it reads the same values as from an aligned copy.
+    buffer = np.zeros(4 * 8 + 1, np.uint8)
+    values = buffer[1:].view(np.float32)
+    values[:] = np.arange(8, dtype=np.float32)
+    assert not values.flags.aligned
+    assert _sum_floats(values) == _sum_floats(values.copy()) == 28.0
+
+
+@jit.standalone_kernel(jit.array_arg(np.float32), returns=types.float64)
+def _sum_floats(values):
+    total = 0.0
+    for k in range(values.shape[0]):
+        total += values[k]
+    return total

@@ -300,7 +300,10 @@ class array_arg:
 
     def __init__(self, dtype):
         self.dtype = np.dtype(dtype)
-        self.numba_type = types.Array(numba.from_dtype(self.dtype), 1, "C")
+        # Unaligned: the kernel then assumes nothing about the data's alignment, so a caller's
+        # array that Numba types as unaligned (a packed record array, a view at an odd offset)
+        # is read correctly through the same compiled code.
+        self.numba_type = types.Array(numba.from_dtype(self.dtype), 1, "C", aligned=False)
 
     def accepts(self, given) -> bool:
         return (
