@@ -54,6 +54,7 @@ from numba import prange
 
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.jit import game_kernel
+from meeple_gym.core.records import copy_record  # noqa: F401 - bound in templates
 from meeple_gym.core.rng import derive_key, next_u64, randint  # noqa: F401 - bound in templates
 from meeple_gym.core.sampling import random_legal  # noqa: F401 - bound in templates
 from meeple_gym.core.threads import check_fork_safe
@@ -107,7 +108,7 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
     n_nodes = 1
 
     for _ in range(sims):
-        work[0] = states[g]
+        copy_record(work, 0, states, g)
         determinize_into(work, 0, player, next_u64(words, 0))  # noqa: F821
         node = 0
         depth = 0

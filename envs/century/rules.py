@@ -37,6 +37,7 @@ from meeple_gym.century.data import (
     STARTING_UPGRADE_TYPE,
 )
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.records import clear_record, copy_record
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 
@@ -132,28 +133,16 @@ def init_game(states, g, num_players, key, options=0):
 
     Century has no rule options; ``options`` (the packed option bits every game takes) is 0.
     """
+    clear_record(states, g)  # every field 0; the lines below set the rest
     s = states[g]
     s.rng[0] = key
     s.num_players = num_players
     s.phase = PHASE_MAIN
     s.pending_type = -1
-    s.upgrades_left = 0
     s.acquire_slot = -1
-    s.pay_index = 0
-    s.end_triggered = 0
-    s.terminated = 0
-    s.truncated = 0
     s.winner = -1
-    s.step_count = 0
-    s.turn_count = 0
-    s.caravan[:, :] = 0
     s.cards[:, :] = NOT_OWNED
-    s.gold[:] = 0
-    s.silver[:] = 0
-    s.point_count[:] = 0
     s.point_owner[:] = -1
-    s.score[:] = 0
-    s.market_cubes[:, :] = 0
     # CSR-S1: shuffle the point cards, deal 5 face up.
     for i in range(N_POINT):
         s.point_deck[i] = i
@@ -542,7 +531,7 @@ def step_batch(
                     final_lengths[i] = s.step_count
                     if everyone:
                         break  # a rollout keeps its finished game; no re-deal
-                    final_states[i] = s  # kept: the re-deal below overwrites it
+                    copy_record(final_states, i, states, i)  # kept: the re-deal overwrites it
                 episodes[i] += 1
                 key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
                 init_game(states, i, num_players, key, options)

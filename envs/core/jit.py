@@ -44,6 +44,15 @@ entries, encoder, heuristic and determinizer standalone (benchmarks/README.md, i
 tests/test_standalone.py). Inlining at the Numba IR level was tried instead and was slower:
 Numba deep-copies the IR it inlines.
 
+Internal kernels and the optimisation level
+-------------------------------------------
+Numba gives every function it compiles a CPython entry wrapper and a C wrapper, even one that
+only other kernels call. A private kernel (``_name``) and the body of a standalone kernel are
+compiled without them (``_InternalKernelDispatcher``); a call from Python goes to a second
+copy, compiled with the wrappers on first use. Kernels compile at LLVM ``-O2`` (Numba's
+default is ``-O3``) unless ``NUMBA_OPT`` is set. Together these cut Radlands' cold compile by
+about a fifth with the same steady-state speed (benchmarks/README.md, issue 11).
+
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
@@ -75,6 +84,10 @@ from numba.extending import intrinsic
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
 
 JIT_OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
+
+# LLVM optimisation level of the project's kernels, unless NUMBA_OPT sets one: Numba's default,
+# 3, compiled slower here and ran no faster (benchmarks/README.md, issue 11).
+KERNEL_OPT_LEVEL = os.environ.get("NUMBA_OPT", "2")
 
 CACHE_ENV_VAR = "MEEPLE_GYM_CACHE_DIR"
 _SOURCE_SUFFIXES = (".py", ".csv", ".json")
@@ -160,6 +173,7 @@ def group_key(group: str) -> str:
         digest.update(path.read_bytes())
         digest.update(b"\0")
     key = f"{group}-{digest.hexdigest()[:16]}"
+    key += f"-O{KERNEL_OPT_LEVEL}"  # Numba's index does not tell optimisation levels apart
     if numba.config.BOUNDSCHECK:
         key += "-boundscheck"
     return key
@@ -209,6 +223,19 @@ def _numba_cache_dir(path: str):
         numba.config.CACHE_DIR = previous
 
 
+@contextlib.contextmanager
+def _kernel_opt_level():
+    # Numba reads config.OPT when it builds each pass pipeline; the global compiler lock is
+    # held, so no other function compiles meanwhile.
+    previous = numba.config.OPT
+    if "NUMBA_OPT" not in os.environ:
+        numba.config.OPT = type(previous)(int(KERNEL_OPT_LEVEL))
+    try:
+        yield
+    finally:
+        numba.config.OPT = previous
+
+
 def _widen(arg_type):
     """The type a kernel is compiled for when another kernel passes ``arg_type``: literal and
     narrow integers become int64, literal booleans plain booleans. uint64 stays (RNG words)."""
@@ -233,7 +260,7 @@ class _KernelDispatcher(CPUDispatcher):
     def compile(self, sig):
         # A standalone kernel's cell is filled when its stub compiles; a kernel loaded from the
         # cache was not typed, so the cells its machine code reads are filled here.
-        with global_compiler_lock:
+        with global_compiler_lock, _kernel_opt_level():
             hits = sum(self._cache_hits.values())
             result = super().compile(sig)
             entry = getattr(self, "_meeple_standalone", None)
@@ -259,11 +286,17 @@ class _KernelDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def _compile(fn, group=None, cacheable=True, **extra):
+def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
     if numba.config.DISABLE_JIT:
         return numba.njit(**JIT_OPTIONS, **extra)(fn)
     group = group or kernel_group(fn.__module__)
     path = _writable_cache_dir(group) if cacheable else None
+    if path is not None and cache_subdir is not None:
+        path = os.path.join(path, cache_subdir)
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError:
+            path = None
     if path is None:
         dispatcher = numba.njit(**{**JIT_OPTIONS, "cache": False}, **extra)(fn)
     else:
@@ -274,8 +307,36 @@ def _compile(fn, group=None, cacheable=True, **extra):
     return dispatcher
 
 
+class _InternalKernelDispatcher(_KernelDispatcher):
+    """A kernel that other kernels call. It is compiled without the CPython and C entry
+    wrappers Numba otherwise emits for every function; a call from Python (a snapshot check, a
+    test) goes to a second copy compiled with them on first use and cached in its own folder
+    (Numba's cache index does not tell the two apart)."""
+
+    def __call__(self, *args, **kwargs):
+        entry = getattr(self, "_meeple_python_entry", None)
+        if entry is None:
+            entry = _compile(self.py_func, group=self._meeple_group, cache_subdir="python-entry")
+            self._meeple_python_entry = entry
+        return entry(*args, **kwargs)
+
+
+# Numba options that drop the Python and C entry wrappers (internal kernels, standalone impls).
+_NO_ENTRY_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+def _compile_internal(fn, **extra):
+    dispatcher = _compile(fn, **_NO_ENTRY_WRAPPERS, **extra)
+    if not numba.config.DISABLE_JIT:
+        dispatcher.__class__ = _InternalKernelDispatcher
+    return dispatcher
+
+
 def kernel(fn):
-    """Compile a serial kernel with the project's options."""
+    """Compile a serial kernel with the project's options. A private kernel (its name starts
+    with ``_``) is internal: other kernels call it, Python cannot."""
+    if fn.__name__.startswith("_"):
+        return _compile_internal(fn)
     return _compile(fn)
 
 
@@ -483,7 +544,7 @@ def standalone_kernel(*arg_kinds, returns=types.none):
     """
 
     def wrap(fn):
-        impl = _compile(fn)
+        impl = _compile_internal(fn)
         if numba.config.DISABLE_JIT:
             return impl
         group = kernel_group(fn.__module__)

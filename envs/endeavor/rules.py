@@ -13,6 +13,7 @@ import numpy as np
 from numba import prange, types
 
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.records import clear_record, copy_record
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 from meeple_gym.endeavor import data as D
@@ -808,42 +809,21 @@ def rewards_into(s, out):
 # ---- setup (END-S1…S6) -----------------------------------------------------------------------
 @standalone_kernel(STATES, types.int64, types.int64, types.uint64, types.int64)
 def init_game(states, g, num_players, key, options=0):
+    clear_record(states, g)  # every field 0; the lines below set the rest
     s = states[g]
     n = num_players
     s.rng[0] = key
     s.num_players = n
-    s.terminated = 0
-    s.truncated = 0
     s.winner = -1
-    s.winners = 0
-    s.step_count = 0
     s["round"] = 1
-    s.score[:] = 0
-    s.pool[:] = 0
-    s.lost[:] = 0
-    s.placed[:] = 0
     s.role[:] = -1
-    s.goods[:, :] = 0
-    s.ships[:, :] = 0
     s.board_kind[:, :] = K_NONE
     s.board_id[:, :] = -1
-    s.board_n[:] = 0
-    s.empire_hand[:, :] = 0
     s.role_deck[:, :] = -1
-    s.role_deck_n[:] = 0
-    s.role_hand[:, :] = 0
-    s.role_aside[:, :] = 0
     s.order[:] = -1
     s.exec_order[:] = -1
-    s.exec_index = 0
     s.sub = SUB_MAIN
-    s.strength = 0
-    s.used = 0
-    s.took_goods = 0
-    s.city_used = 0
-    s.home_used = 0
     s.gov_slot = -1
-    s.gov_due = 0
     # END-S6: a random first player; seats follow in order.
     first = randint(s.rng, 0, n)
     s.first_player = first
@@ -859,7 +839,6 @@ def init_game(states, g, num_players, key, options=0):
         s.region_open[r] = OPEN_AT_START[r]
     s.slot_city[:] = -1
     s.slot_owner[:] = -1
-    s.slot_upgraded[:] = 0
     for k in range(N_SLOTS):
         if s.region_open[SLOT_REGION[k]]:
             _deal_city(s, k)
@@ -891,7 +870,6 @@ def init_game(states, g, num_players, key, options=0):
             s.empire_deck[s.empire_deck_n] = -1
     # END-S3: starting cities in snake order, at no cost.
     s.phase = PH_START_CITY
-    s.pick_index = 0
     s.current_player = (first + STARTING_PICKS[n, 0]) % n
     _fill_mask(s)
 
@@ -963,7 +941,7 @@ def step_batch(
                     final_lengths[i] = s.step_count
                     if everyone:
                         break  # a rollout keeps its finished game; no re-deal
-                    final_states[i] = s  # kept: the re-deal below overwrites it
+                    copy_record(final_states, i, states, i)  # kept: the re-deal overwrites it
                 episodes[i] += 1
                 key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
                 init_game(states, i, num_players, key, options)

@@ -16,6 +16,7 @@ import numpy as np
 from numba import prange, types
 
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
+from meeple_gym.core.records import clear_record, copy_record
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 from meeple_gym.everdell import data as D
@@ -2620,6 +2621,7 @@ def rewards_into(s, out):
 @standalone_kernel(STATES, types.int64, types.int64, types.uint64, types.int64)
 def init_game(states, g, num_players, key, options=0):
     """A fresh game from RNG word ``key``; solo (1 player) adds Rugwort as seat 1."""
+    clear_record(states, g)  # every field 0; the lines below set the rest
     s = states[g]
     s.rng[0] = key
     year = options & 3
@@ -2629,47 +2631,15 @@ def init_game(states, g, num_players, key, options=0):
     s.num_players = num_players
     seats = 2 if num_players == 1 else num_players
     s.seats = seats
-    s.terminated = 0
-    s.truncated = 0
     s.winner = -1
-    s.step_count = 0
-    s.turn_count = 0
-    s.score[:] = 0
-    s.hand[:, :] = 0
-    s.hand_n[:] = 0
     s.city[:, :] = -1
-    s.city_occupied[:, :] = 0
-    s.city_tokens[:, :] = 0
-    s.city_store[:, :, :] = 0
     s.city_jail[:, :, :] = -1
-    s.rug_city[:] = 0
-    s.resources[:, :] = 0
-    s.tokens[:] = 0
     s.season[:] = WINTER
-    s.workers[:] = 0
     s.wloc[:, :] = W_FREE
-    s.wperm[:, :] = 0
-    s.passed[:] = 0
     for p in range(num_players):
         s.workers[p] = SEASON_NEW_WORKERS[WINTER]  # EVD-S5
-    s.plays_this_turn = 0
     s.event_owner[:] = -1
-    s.event_store[:] = 0
     s.revealed[:] = -1
-    s.revealed_n = 0
-    s.tucked = 0
-    s.depth = 0
-    s.fr_kind[:] = 0
-    s.fr_actor[:] = 0
-    s.fr_stage[:] = 0
-    s.fr_a[:] = 0
-    s.fr_b[:] = 0
-    s.fr_c[:] = 0
-    s.fr_d[:] = 0
-    s.fr_n[:] = 0
-    s.fr_cost[:, :] = 0
-    s.fr_bits[:] = 0
-    s.ret = 0
     s.answer = -1
     # EVD-S7: a random first player.
     first = randint(s.rng, 0, num_players)
@@ -2691,7 +2661,6 @@ def init_game(states, g, num_players, key, options=0):
         s.deck[i] = DECK_ORDER[i]
         s.discard[i] = -1
     s.deck_n = DECK_SIZE
-    s.discard_n = 0
     shuffle(s.rng, s.deck, DECK_SIZE)
     s.meadow[:] = -1
     _refill_meadow(s)
@@ -2702,7 +2671,6 @@ def init_game(states, g, num_players, key, options=0):
     s.rug_forest = 0 if num_players == 1 else -1
     s.rug_basic = LOC_3_TWIG if num_players == 1 else -1
     s.rug_journey = -1
-    s.rug_meadow = 0
     s.turn_player = first
     s.current_player = first
     _turn_mask(s, first)
@@ -2776,7 +2744,7 @@ def step_batch(
                     final_lengths[i] = s.step_count
                     if everyone:
                         break  # a rollout keeps its finished game; no re-deal
-                    final_states[i] = s  # kept: the re-deal below overwrites it
+                    copy_record(final_states, i, states, i)  # kept: the re-deal overwrites it
                 episodes[i] += 1
                 key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
                 init_game(states, i, num_players, key, options)

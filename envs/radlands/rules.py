@@ -18,6 +18,7 @@ import numpy as np
 from numba import prange, types
 
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
+from meeple_gym.core.records import clear_record, copy_record
 from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 from meeple_gym.radlands import data as D
@@ -2028,72 +2029,21 @@ def init_game(states, g, num_players, key, options=0):
     vera = VERA_PER_CARD if options & OPTION_VERA_PER_CARD else VERA_PER_TURN
     zeto = ZETO_RESOLVED if options & OPTION_ZETO_RESOLVED else ZETO_PLACED
     first_game = (options & OPTION_FIRST_GAME_CAMPS) != 0
+    clear_record(states, g)  # every field 0; the lines below set the rest
     s = states[g]
     s.rng[0] = key
     s.num_players = 2
-    s.terminated = 0
-    s.truncated = 0
     s.winner = -1
-    s.step_count = 0
-    s.turn_count = 0
-    s.score[:] = 0
     s.opt_raiders_slot = raiders_slot
     s.opt_vera = vera
     s.opt_zeto = zeto
-    s.kept[:, :] = 0
-    s.kept_n[:] = 0
     s.camp[:, :] = -1
-    s.camp_state[:, :] = 0
-    s.camp_used[:, :] = 0
-    s.col_len[:, :] = 0
     s.ent_kind[:, :, :] = EMPTY
     s.ent_type[:, :, :] = -1
-    s.ent_uid[:, :, :] = 0
-    s.ent_damaged[:, :, :] = 0
-    s.ent_punk[:, :, :] = 0
-    s.ent_not_ready[:, :, :] = 0
-    s.ent_used_once[:, :, :] = 0
     s.next_uid = 7
-    s.juggernaut_moves[:] = 0
-    s.hand[:, :] = 0
-    s.silo_in_hand[:] = 0
     s.discard[:] = -1
-    s.discard_n = 0
-    s.reshuffled = 0
     s.queue[:, :] = -1
-    s.water = 0
-    s.first_turn_done = 0
-    s.entered_this_turn[:] = 0
-    s.event_resolved = 0
-    s.raiders_resolved[:] = 0
-    s.high_ground[:] = 0
-    s.zeto_used = 0
-    s.vera_used = 0
-    s.in_events_phase = 0
-    s.turn_player = 0
-    s.depth = 0
-    s.fr_prog[:] = 0
-    s.fr_pc[:] = 0
-    s.fr_end[:] = 0
-    s.fr_stage[:] = 0
-    s.fr_owner[:] = 0
-    s.fr_src[:] = 0
-    s.fr_that[:] = 0
-    s.fr_flags[:] = 0
-    s.fr_op[:] = 0
-    s.fr_arg[:] = 0
-    s.fr_aux[:] = 0
-    s.fr_fin[:] = 0
-    s.fr_fin_arg[:] = 0
-    s.lift_type = 0
-    s.lift_uid = 0
-    s.lift_damaged = 0
-    s.lift_punk = 0
-    s.lift_not_ready = 0
-    s.lift_used_once = 0
     s.revealed[:] = -1
-    s.revealed_n = 0
-    s.pend_mask[:] = 0
     # 1. camps (RAD-S1, RAD-S3)
     camps = np.arange(N_CAMPS).astype(np.int8)
     if first_game:
@@ -2583,7 +2533,7 @@ def step_batch(
                     final_lengths[i] = s.step_count
                     if everyone:
                         break  # a rollout keeps its finished game; no re-deal
-                    final_states[i] = s  # kept: the re-deal below overwrites it
+                    copy_record(final_states, i, states, i)  # kept: the re-deal overwrites it
                 episodes[i] += 1
                 key = derive_key(seed, np.uint64(i), np.uint64(episodes[i] * 2 + STREAM_GAME))
                 init_game(states, i, num_players, key, options)
