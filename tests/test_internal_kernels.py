@@ -1,6 +1,13 @@
 """Compile-time cuts of issue 11 that must not change results: internal kernels (no Python
 entry wrappers), state copies through byte views, the kernels' optimisation level."""
 
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -35,6 +42,44 @@ def test_a_private_kernel_is_internal_and_still_answers_python():
     assert _doubled(values, 3) == 6  # called from Python: the copy with entry wrappers
     internal = next(iter(_doubled.overloads.values()))
     assert internal.fndesc.llvm_cpython_wrapper_name not in internal.library.get_llvm_str()
+    # No machine code of its own: the kernels that call it link and emit its module.
+    assert isinstance(internal.library, jit._LinkOnlyLibrary)
+    assert internal.library.get_pointer_to_function(internal.fndesc.llvm_func_name) == 0
+
+
+def _kernel_functions():
+    root = Path(jit.__file__).resolve().parents[1]  # the meeple_gym package (envs/ in a checkout)
+    folders = [
+        root,
+        jit.package_dir("meeple_gym.encoders"),
+        jit.package_dir("meeple_gym.baselines"),
+    ]
+    for folder in folders:
+        for path in folder.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.FunctionDef) and any(
+                    getattr(d.func if isinstance(d, ast.Call) else d, "id", None) == "kernel"
+                    for d in node.decorator_list
+                ):
+                    yield path.name, node
+
+
+def test_internal_kernels_never_need_their_numba_environment():
+    # An internal kernel's environment pointer is never set (jit._LinkOnlyLibrary); Numba reads
+    # it only to print or to raise an exception built from runtime values.
+    offenders, checked = [], 0
+    for filename, function in _kernel_functions():
+        if not function.name.startswith("_"):
+            continue
+        checked += 1
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print":
+                offenders.append(f"{filename}:{node.lineno} print")
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                if not all(isinstance(a, ast.Constant) for a in node.exc.args):
+                    offenders.append(f"{filename}:{node.lineno} raise with runtime values")
+    assert checked > 100
+    assert offenders == []
 
 
 def _filled_states(n):
@@ -85,3 +130,53 @@ def test_a_reset_clears_what_the_last_game_left(game):
 
 def test_the_cache_key_names_the_optimisation_level():
     assert jit.group_key("core").split("-")[2] == f"O{jit.KERNEL_OPT_LEVEL}"
+
+
+# A kernel compiled in a process that finds the internal kernels it calls in the cache links
+# their cached bitcode (jit._LinkOnlyCacheImpl); its results must match a compile from scratch.
+HEURISTIC_RUN = """
+import gc, json, sys
+import numpy as np
+import meeple_gym as mg
+from meeple_gym.baselines.evaluate import make_agent
+from meeple_gym.core import jit
+game, part = sys.argv[1], sys.argv[2]
+if part == "single":
+    env = mg.make(game, num_players=2)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    print(json.dumps({}))
+    sys.exit()
+batch = mg.make_batch(game, 8, 2, seed=4)
+obs = batch.reset()
+agent = make_agent("heuristic", game, 0)
+actions = []
+for _ in range(20):
+    chosen = agent.act_batch(obs, batch.legal_mask)
+    actions.append(chosen.tolist())
+    obs = batch.step(chosen)[0]
+hits = sum(sum(d._cache_hits.values()) for d in gc.get_objects()
+           if isinstance(d, jit._InternalKernelDispatcher))
+print(json.dumps({"actions": actions, "internal_cache_hits": hits}))
+"""
+
+
+def _run(game, part, cache):
+    result = subprocess.run(
+        [sys.executable, "-c", HEURISTIC_RUN, game, part],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, MEEPLE_GYM_CACHE_DIR=str(cache)),
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_kernels_linking_cached_internal_kernels_play_the_same(tmp_path):
+    _run("century", "single", tmp_path / "partial")
+    after_partial = _run("century", "batch", tmp_path / "partial")
+    from_scratch = _run("century", "batch", tmp_path / "scratch")
+    assert after_partial["internal_cache_hits"] > 0  # internal kernels came from the cache
+    assert from_scratch["internal_cache_hits"] == 0
+    assert after_partial["actions"] == from_scratch["actions"]

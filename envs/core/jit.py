@@ -49,9 +49,13 @@ Internal kernels and the optimisation level
 Numba gives every function it compiles a CPython entry wrapper and a C wrapper, even one that
 only other kernels call. A private kernel (``_name``) and the body of a standalone kernel are
 compiled without them (``_InternalKernelDispatcher``); a call from Python goes to a second
-copy, compiled with the wrappers on first use. Kernels compile at LLVM ``-O2`` (Numba's
-default is ``-O3``) unless ``NUMBA_OPT`` is set. Together these cut Radlands' cold compile by
-about a fifth with the same steady-state speed (benchmarks/README.md, issue 11).
+copy, compiled with the wrappers on first use. An internal kernel's code library is also
+link-only (``_LinkOnlyLibrary``): Numba would optimise each kernel's module as a whole and emit
+machine code for it, though only the kernels that link it ever run it; here only those do. Its
+Numba environment pointer is never set, so an internal kernel may not print or raise an
+exception built from runtime values (tests/test_internal_kernels.py checks).
+Kernels compile at LLVM ``-O2`` (Numba's default is ``-O3``) unless ``NUMBA_OPT`` is set.
+Figures: benchmarks/README.md, issue 11.
 
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
@@ -77,8 +81,13 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
+from numba.core import codegen as numba_codegen
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import register_pass
 from numba.core.registry import CPUDispatcher
+from numba.core.typed_passes import NativeLowering
 from numba.extending import intrinsic
 
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
@@ -173,7 +182,7 @@ def group_key(group: str) -> str:
         digest.update(path.read_bytes())
         digest.update(b"\0")
     key = f"{group}-{digest.hexdigest()[:16]}"
-    key += f"-O{KERNEL_OPT_LEVEL}"  # Numba's index does not tell optimisation levels apart
+    key += f"-O{KERNEL_OPT_LEVEL}"  # Numba's cache index does not tell levels apart
     if numba.config.BOUNDSCHECK:
         key += "-boundscheck"
     return key
@@ -302,6 +311,8 @@ def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
     else:
         with _numba_cache_dir(path):
             dispatcher = numba.njit(**JIT_OPTIONS, **extra)(fn)
+            if extra.get("pipeline_class") is _LinkOnlyPipeline:
+                dispatcher._cache = _LinkOnlyFunctionCache(fn)
     dispatcher.__class__ = _KernelDispatcher
     dispatcher._meeple_group = group
     return dispatcher
@@ -321,6 +332,82 @@ class _InternalKernelDispatcher(_KernelDispatcher):
         return entry(*args, **kwargs)
 
 
+class _LinkOnlyLibrary(numba_codegen.JITCodeLibrary):
+    """The code library of an internal kernel. Its LLVM module is only ever linked into the
+    modules of the kernels that call it, which optimise it and emit its machine code there;
+    Numba would otherwise optimise it as a whole module and emit machine code nobody runs."""
+
+    def _optimize_final_module(self):
+        pass  # the callers' modules run the module passes over it
+
+    def _finalize_final_module(self):
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    def get_pointer_to_function(self, name):
+        self._ensure_finalized()
+        return 0  # no machine code: callers link the module
+
+    def serialize_using_object_code(self):
+        return self.serialize_using_bitcode()
+
+    @property
+    def codegen(self):
+        return _EnvlessCodegen(self._codegen)
+
+
+class _EnvlessCodegen:
+    def __init__(self, codegen):
+        self._real = codegen
+
+    def set_env(self, env_name, env):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class _LinkOnlyLowering(NativeLowering):
+    _name = "meeple_gym_link_only_lowering"
+
+    def run_pass(self, state):
+        if state.library is None:
+            state.library = _LinkOnlyLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+        return super().run_pass(state)
+
+
+class _LinkOnlyPipeline(CompilerBase):
+    """Numba's nopython pipeline, lowering into a ``_LinkOnlyLibrary``."""
+
+    def define_pipelines(self):
+        manager = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        manager.passes = [
+            (_LinkOnlyLowering if pass_class is NativeLowering else pass_class, description)
+            for pass_class, description in manager.passes
+        ]
+        manager.finalize()
+        return [manager]
+
+
+class _LinkOnlyCacheImpl(CompileResultCacheImpl):
+    def rebuild(self, target_context, payload):
+        # Load the cached bitcode into a _LinkOnlyLibrary too; Numba would make a library that
+        # emits machine code for it on load.
+        codegen = target_context.codegen()
+        previous = codegen._library_class
+        codegen._library_class = _LinkOnlyLibrary
+        try:
+            return super().rebuild(target_context, payload)
+        finally:
+            codegen._library_class = previous
+
+
+class _LinkOnlyFunctionCache(FunctionCache):
+    _impl_class = _LinkOnlyCacheImpl
+
+
 # Numba options that drop the Python and C entry wrappers (internal kernels, standalone impls).
 _NO_ENTRY_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
@@ -336,7 +423,7 @@ def kernel(fn):
     """Compile a serial kernel with the project's options. A private kernel (its name starts
     with ``_``) is internal: other kernels call it, Python cannot."""
     if fn.__name__.startswith("_"):
-        return _compile_internal(fn)
+        return _compile_internal(fn, pipeline_class=_LinkOnlyPipeline)
     return _compile(fn)
 
 
@@ -485,7 +572,9 @@ _SYMBOL_PREFIX = "meeple_gym.standalone."
 def _fill_cells(library, group) -> None:
     """Build every standalone kernel whose cell ``library``'s code reads (all of ``group``'s
     if this Numba keeps no module to look in)."""
-    module = getattr(library, "_shared_module", None)
+    # A kernel cached as object code keeps its linkable module in _shared_module; an internal
+    # kernel cached as bitcode (_LinkOnlyLibrary) is loaded into _final_module.
+    module = getattr(library, "_shared_module", None) or getattr(library, "_final_module", None)
     if module is None:
         for entry in _standalone.get(group, ()):
             entry.build()
