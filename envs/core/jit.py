@@ -52,8 +52,8 @@ compiled without them (``_InternalKernelDispatcher``); a call from Python goes t
 copy, compiled with the wrappers on first use. An internal kernel's code library is also
 link-only (``_LinkOnlyLibrary``): Numba would emit machine code for it, though only the kernels
 that link its module ever run that code, and they emit their own. Its Numba environment
-pointer is never set, so an internal kernel may not print or raise an
-exception built from runtime values (tests/test_internal_kernels.py checks).
+pointer is never set, so an internal kernel may not print or raise an exception built from
+runtime values (tests/test_internal_kernels.py checks).
 Kernels compile at LLVM ``-O2`` (Numba's default is ``-O3``) unless ``NUMBA_OPT`` is set.
 Figures: benchmarks/README.md, issue 11.
 
@@ -356,6 +356,9 @@ class _LinkOnlyLibrary(numba_codegen.JITCodeLibrary):
 
 
 class _EnvlessCodegen:
+    """The codegen as a link-only library sees it: Numba stores a function's environment
+    pointer into its loaded machine code, and this library has none."""
+
     def __init__(self, codegen):
         self._real = codegen
 
@@ -419,7 +422,8 @@ def _compile_internal(fn, **extra):
 
 def kernel(fn):
     """Compile a serial kernel with the project's options. A private kernel (its name starts
-    with ``_``) is internal: other kernels call it, Python cannot."""
+    with ``_``) is internal: compiled for other kernels, with a separate copy for calls from
+    Python (see the module docstring)."""
     if fn.__name__.startswith("_"):
         return _compile_internal(fn, pipeline_class=_LinkOnlyPipeline)
     return _compile(fn)
