@@ -35,6 +35,7 @@ from numba import prange, types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.records import copy_values
 from meeple_gym.encoders import endeavor as E
 from meeple_gym.endeavor.rules import (
     A_BUILDING,
@@ -586,8 +587,8 @@ def _sail_plan(v, strength, ships_left):
         total += best_g
         if first < 0:
             first = best_r
-    v.open[:] = open0
-    v.ships[0, :] = ships0
+    copy_values(v.open, open0)
+    copy_values(v.ships[0], ships0)
     return total, first
 
 

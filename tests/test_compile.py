@@ -25,19 +25,25 @@ for part in ("single", "batch", "rollout"):
 found, total = {}, 0
 for name in (f"meeple_gym.{game}.rules", f"meeple_gym.encoders.{game}",
              f"meeple_gym.baselines.{game}_heuristic", "meeple_gym.core.rng",
-             "meeple_gym.core.sampling"):
+             "meeple_gym.core.sampling", "meeple_gym.core.records"):
     module = importlib.import_module(name)
     for attr, obj in vars(module).items():
         func = getattr(obj, "py_func", None)
         if func is None or func.__module__ != name:
             continue
-        total += 1
-        # Copies for different array types (a read-only mask, a record's nested array) are
-        # expected; copies that differ only in scalar types are what the widening prevents.
-        scalars = {tuple(str(a) if isinstance(a, (types.Integer, types.Boolean, types.Float))
-                         else "*" for a in sig) for sig in obj.signatures}
-        if len(scalars) > 1:
-            found[f"{name}.{attr}"] = [str(s) for s in obj.signatures]
+        standalone = getattr(obj, "_meeple_standalone", None)
+        for label, dispatcher in ((attr, obj), (attr + " (body)", standalone and standalone.impl)):
+            if dispatcher is None:
+                continue
+            total += 1
+            # Copies for different array types (a read-only mask, a record's nested array) are
+            # expected; copies that differ in scalar types or in a default left out or passed
+            # are what the dispatcher prevents.
+            scalars = {tuple(str(a) if isinstance(a, (types.Integer, types.Boolean, types.Float,
+                                                      types.Omitted)) else "*" for a in sig)
+                       for sig in dispatcher.signatures}
+            if len(scalars) > 1:
+                found[f"{name}.{label}"] = [str(s) for s in dispatcher.signatures]
 print(json.dumps({"kernels": total, "duplicates": found}))
 """
 
@@ -69,6 +75,32 @@ def _calls_with_mixed_types(narrow, g):
     return _plus_one(3) + _plus_one(narrow) + _plus_one(np.int64(5)) + _plus_one(g)
 
 
+@_uncached_kernel
+def _scaled(x, factor=2, offset=0):
+    return x * factor + offset
+
+
+@_uncached_kernel
+def _calls_with_and_without_defaults(x):
+    return _scaled(x) + _scaled(x, 2) + _scaled(x, factor=3) + _scaled(x, 2, offset=1)
+
+
+@_uncached_kernel
+def _take(values, index):
+    return values[index]
+
+
+def _sum_taken(values):
+    total = 0
+    for i in numba.prange(values.shape[0]):  # a prange index is typed uint64
+        total += _take(values, i)
+    return total + _take(values, np.int8(0))
+
+
+if not numba.config.DISABLE_JIT:
+    _sum_taken = numba.njit(**{**jit.JIT_OPTIONS, "cache": False}, parallel=True)(_sum_taken)
+
+
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="plain functions without the compiler")
 def test_kernels_use_the_widening_dispatcher():
     from meeple_gym.century import rules
@@ -97,3 +129,19 @@ def test_every_century_kernel_has_one_specialisation(tmp_path):
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["kernels"] > 20
     assert report["duplicates"] == {}
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
+def test_a_kernel_called_with_and_without_its_defaults_compiles_once():
+    # Radlands compiled _fill_borrow, _fill_columns and _fill_events twice each: once for
+    # calls that left ``write=True`` out, once for calls that passed it.
+    assert _calls_with_and_without_defaults(1) == 2 + 2 + 3 + 3
+    assert _scaled.signatures == [(types.int64, types.int64, types.int64)]
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
+def test_an_index_argument_is_int64_from_a_prange_loop_too():
+    # copy_record(final_states, i, ...) in the batch steps compiled a uint64 copy of itself.
+    assert "index" in jit.INDEX_ARGUMENTS
+    assert _sum_taken(np.arange(5, dtype=np.int64)) == 10
+    assert _take.signatures == [(types.Array(types.int64, 1, "C"), types.int64)]

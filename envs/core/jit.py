@@ -57,6 +57,18 @@ runtime values (tests/test_internal_kernels.py checks).
 Kernels compile at LLVM ``-O2`` (Numba's default is ``-O3``) unless ``NUMBA_OPT`` is set.
 Figures: benchmarks/README.md, issue 11.
 
+Record fields and default arguments
+-----------------------------------
+Every ``s.field[i]`` on a record's nested-array field makes Numba build a whole array
+structure (data pointer, shape, strides, reference count) before indexing, and LLVM then
+spends its time removing it again: 300 such reads took two to three times as long to compile
+as the same reads through a local view. Serial kernels compile with ``_KernelPipeline``, whose
+``_HoistRecordArrays`` pass reads each nested-array field once, right after the record variable
+is defined, where that definition comes before every read (tests/test_record_hoisting.py).
+A kernel called both with and without one of its default arguments would be compiled twice
+(``omitted(default=True)`` is a type of its own); the dispatcher types left-out defaults as
+values, so both calls share one copy (tests/test_compile.py).
+
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
@@ -80,14 +92,16 @@ import llvmlite.binding as llvm
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import cgutils, types
+from numba.core import cgutils, ir_utils, types
 from numba.core import codegen as numba_codegen
+from numba.core import ir as numba_ir
+from numba.core.analysis import compute_cfg_from_blocks
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
-from numba.core.compiler_machinery import register_pass
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import CPUDispatcher
-from numba.core.typed_passes import NativeLowering
+from numba.core.typed_passes import NativeLowering, NopythonRewrites
 from numba.extending import intrinsic
 
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
@@ -256,8 +270,9 @@ def _widen(arg_type):
 
 
 # Kernel arguments with these names are indices (``g`` a game in ``states``, ``slot`` a row of
-# RNG words): int64 whether they come from Python or from a prange loop (typed uint64 there).
-INDEX_ARGUMENTS = ("g", "slot")
+# RNG words, a record's index): int64 whether they come from Python or from a prange loop (typed
+# uint64 there).
+INDEX_ARGUMENTS = ("g", "slot", "index", "dst_index", "src_index")
 
 
 class _KernelDispatcher(CPUDispatcher):
@@ -281,6 +296,10 @@ class _KernelDispatcher(CPUDispatcher):
         return result
 
     def get_call_template(self, args, kws):
+        folded = _fold_defaults(self.py_func, args, kws)
+        if folded is None:  # not a call this kernel takes: let Numba report it
+            return super().get_call_template(args, kws)
+        args = folded
         code = self.py_func.__code__
         index_positions = {
             k
@@ -291,14 +310,40 @@ class _KernelDispatcher(CPUDispatcher):
             types.int64 if k in index_positions and isinstance(a, types.Integer) else _widen(a)
             for k, a in enumerate(args)
         )
-        kws = {name: _widen(a) for name, a in kws.items()}
-        return super().get_call_template(args, kws)
+        return super().get_call_template(args, {})
+
+
+@functools.cache
+def _parameters(py_func):
+    return tuple(inspect.signature(py_func).parameters.values())
+
+
+def _fold_defaults(py_func, args, kws):
+    """The argument types of a call in parameter order, keywords placed and left-out defaults
+    typed as values: Numba would compile one copy for a call that leaves ``write=True`` out and
+    another for a call that passes it. None if the call does not fit the parameters."""
+    parameters = _parameters(py_func)
+    if len(args) > len(parameters) or any(p.kind != p.POSITIONAL_OR_KEYWORD for p in parameters):
+        return None
+    folded = list(args)
+    for parameter in parameters[len(args) :]:
+        if parameter.name in kws:
+            folded.append(kws[parameter.name])
+        elif parameter.default is not parameter.empty:
+            folded.append(numba.typeof(parameter.default))
+        else:
+            return None
+    if set(kws) - {p.name for p in parameters[len(args) :]}:
+        return None
+    return tuple(folded)
 
 
 def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
     if numba.config.DISABLE_JIT:
         return numba.njit(**JIT_OPTIONS, **extra)(fn)
     group = group or kernel_group(fn.__module__)
+    if not extra.get("parallel"):
+        extra.setdefault("pipeline_class", _KernelPipeline)
     path = _writable_cache_dir(group) if cacheable else None
     if path is not None and cache_subdir is not None:
         path = os.path.join(path, cache_subdir)
@@ -379,17 +424,107 @@ class _LinkOnlyLowering(NativeLowering):
         return super().run_pass(state)
 
 
-class _LinkOnlyPipeline(CompilerBase):
-    """Numba's nopython pipeline, lowering into a ``_LinkOnlyLibrary``."""
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _HoistRecordArrays(FunctionPass):
+    """Read each nested-array field of a record once, where the record is defined, instead of
+    at every use (see "Record fields" in the module docstring)."""
+
+    _name = "meeple_gym_hoist_record_arrays"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        return hoist_record_arrays(state.func_ir.blocks, state.typemap)
+
+
+def hoist_record_arrays(blocks, typemap) -> bool:
+    """Rewrite typed Numba IR in place: every ``getattr(record, field)`` that yields a nested
+    array and reads a record variable with one definition becomes a use of one variable set
+    right after that definition. Returns whether anything changed."""
+    definitions = {}  # variable name -> [(block label, statement index)]
+    reads = {}  # (record variable, field) -> [(block label, statement)]
+    for label, block in blocks.items():
+        for index, stmt in enumerate(block.body):
+            if not isinstance(stmt, numba_ir.Assign):
+                continue
+            definitions.setdefault(stmt.target.name, []).append((label, index))
+            value = stmt.value
+            if (
+                isinstance(value, numba_ir.Expr)
+                and value.op == "getattr"
+                and isinstance(typemap.get(value.value.name), types.Record)
+                and isinstance(typemap.get(stmt.target.name), types.NestedArray)
+            ):
+                reads.setdefault((value.value.name, value.attr), []).append((label, stmt))
+    candidates = {
+        key: found
+        for key, found in reads.items()
+        if len(found) > 1 and len(definitions.get(key[0], ())) == 1
+    }
+    if not candidates:
+        return False
+    dominators = compute_cfg_from_blocks(blocks).dominators()
+    inserted = {}  # (block label, statement index) -> statements to add after it
+    renamed = {}  # a read's single-use variable -> the hoisted variable
+    dropped = set()  # ids of the reads replaced by renaming
+    for (record, field), found in candidates.items():
+        home, home_index = definitions[record][0]
+        # The definition must come before every read on every path: a read in a block the
+        # definition's block does not dominate, or earlier in the same block, stays as it is.
+        if any(
+            home not in dominators[label]
+            or (label == home and blocks[label].body.index(stmt) < home_index)
+            for label, stmt in found
+        ):
+            continue
+        first = found[0][1]
+        loc = first.loc
+        hoisted = numba_ir.Var(blocks[home].scope, ir_utils.mk_unique_var(f"$record.{field}"), loc)
+        typemap[hoisted.name] = typemap[first.target.name]
+        read = numba_ir.Expr.getattr(first.value.value, field, loc)
+        inserted.setdefault((home, home_index), []).append(numba_ir.Assign(read, hoisted, loc))
+        for _, stmt in found:
+            if len(definitions[stmt.target.name]) == 1:
+                renamed[stmt.target.name] = hoisted
+                dropped.add(id(stmt))
+            else:  # a user variable assigned elsewhere too: keep it, copy the hoisted view
+                stmt.value = hoisted
+    if not inserted:
+        return False
+    for label, block in blocks.items():
+        body = []
+        for index, stmt in enumerate(block.body):
+            if id(stmt) not in dropped:
+                body.append(stmt)
+            body.extend(inserted.get((label, index), ()))
+        block.body = body
+    ir_utils.replace_vars(blocks, renamed)
+    return True
+
+
+class _KernelPipeline(CompilerBase):
+    """Numba's nopython pipeline with ``_HoistRecordArrays`` after its typed rewrites."""
 
     def define_pipelines(self):
         manager = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        manager.add_pass_after(_HoistRecordArrays, NopythonRewrites)
+        self._adjust(manager)
+        manager.finalize()
+        return [manager]
+
+    def _adjust(self, manager):
+        pass
+
+
+class _LinkOnlyPipeline(_KernelPipeline):
+    """``_KernelPipeline`` lowering into a ``_LinkOnlyLibrary``."""
+
+    def _adjust(self, manager):
         manager.passes = [
             (_LinkOnlyLowering if pass_class is NativeLowering else pass_class, description)
             for pass_class, description in manager.passes
         ]
-        manager.finalize()
-        return [manager]
 
 
 class _LinkOnlyCacheImpl(CompileResultCacheImpl):

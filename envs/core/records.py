@@ -1,9 +1,13 @@
-"""Copying one game's state between record arrays inside kernels.
+"""Copying state between arrays inside kernels, in the ways that compile fastest.
 
 Numba lowers ``dst[i] = src[j]`` on records as one load and one store per byte of the record,
 unrolled: a Radlands state copy is about 1,700 LLVM instructions, and it made the batch step
 one of the slowest kernels to compile (issue 11). Copying through ``uint8`` views is a loop
 that LLVM turns into a single ``memcpy``.
+
+``dst[:] = src`` with an array on the right has Numba check the shapes and build the error
+message with string formatting, which links Numba's unicode code into every kernel that reaches
+it: five such assignments were about 9% of Radlands' cold compile. ``copy_values`` is the loop.
 """
 
 import numpy as np
@@ -32,3 +36,11 @@ def clear_record(states, index):
     size = data.shape[0] // states.shape[0]
     for k in range(index * size, (index + 1) * size):
         data[k] = 0
+
+
+@kernel
+def copy_values(dst, src):
+    """``dst[:] = src`` for 1-D arrays of the same length (see the module docstring). Only the
+    shorter length is copied if they differ: a loop must not write past either end."""
+    for k in range(min(dst.shape[0], src.shape[0])):
+        dst[k] = src[k]

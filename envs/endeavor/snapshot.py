@@ -38,6 +38,7 @@ import numpy as np
 
 from meeple_gym.core.errors import SnapshotError
 from meeple_gym.core.jit import kernel
+from meeple_gym.core.records import copy_values
 from meeple_gym.core.snapshot_fields import action_index
 from meeple_gym.core.snapshot_fields import fail as _fail
 from meeple_gym.core.snapshot_fields import read_bool as _bool
@@ -169,7 +170,7 @@ def _derive_into(states, g, mask, scores):
     """The legal actions (pend_mask is rewritten) and the END-E2 scores the rules give."""
     s = states[g]
     _fill_mask(s)
-    mask[:] = s.pend_mask
+    copy_values(mask, s.pend_mask)
     for p in range(s.num_players):
         scores[p] = _score_of(s, p)
 
