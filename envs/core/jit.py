@@ -443,7 +443,7 @@ def hoist_record_arrays(blocks, typemap) -> bool:
     array and reads a record variable with one definition becomes a use of one variable set
     right after that definition. Returns whether anything changed."""
     definitions = {}  # variable name -> [(block label, statement index)]
-    reads = {}  # (record variable, field) -> [(block label, statement)]
+    reads = {}  # (record variable, field) -> [(block label, statement index, statement)]
     for label, block in blocks.items():
         for index, stmt in enumerate(block.body):
             if not isinstance(stmt, numba_ir.Assign):
@@ -456,7 +456,7 @@ def hoist_record_arrays(blocks, typemap) -> bool:
                 and isinstance(typemap.get(value.value.name), types.Record)
                 and isinstance(typemap.get(stmt.target.name), types.NestedArray)
             ):
-                reads.setdefault((value.value.name, value.attr), []).append((label, stmt))
+                reads.setdefault((value.value.name, value.attr), []).append((label, index, stmt))
     candidates = {
         key: found
         for key, found in reads.items()
@@ -473,18 +473,17 @@ def hoist_record_arrays(blocks, typemap) -> bool:
         # The definition must come before every read on every path: a read in a block the
         # definition's block does not dominate, or earlier in the same block, stays as it is.
         if any(
-            home not in dominators[label]
-            or (label == home and blocks[label].body.index(stmt) < home_index)
-            for label, stmt in found
+            home not in dominators[label] or (label == home and index < home_index)
+            for label, index, _ in found
         ):
             continue
-        first = found[0][1]
+        first = found[0][2]
         loc = first.loc
         hoisted = numba_ir.Var(blocks[home].scope, ir_utils.mk_unique_var(f"$record.{field}"), loc)
         typemap[hoisted.name] = typemap[first.target.name]
         read = numba_ir.Expr.getattr(first.value.value, field, loc)
         inserted.setdefault((home, home_index), []).append(numba_ir.Assign(read, hoisted, loc))
-        for _, stmt in found:
+        for _, _, stmt in found:
             if len(definitions[stmt.target.name]) == 1:
                 renamed[stmt.target.name] = hoisted
                 dropped.add(id(stmt))
