@@ -47,13 +47,12 @@ from __future__ import annotations
 import functools
 import importlib
 import math
-import types
 
 import numpy as np
 from numba import prange
 
 from meeple_gym.core.errors import OptionError
-from meeple_gym.core.jit import game_kernel
+from meeple_gym.core.jit import game_kernel, rebind
 from meeple_gym.core.records import copy_record  # noqa: F401 - bound in templates
 from meeple_gym.core.rng import derive_key, next_u64, randint  # noqa: F401 - bound in templates
 from meeple_gym.core.sampling import random_legal  # noqa: F401 - bound in templates
@@ -285,11 +284,6 @@ _GAMES = {
 _TEMPLATES = (_first_legal, _uniform)
 
 
-def _rebind(fn, namespace: dict):
-    """``fn`` with ``namespace`` as its globals: the same code, a per-game function."""
-    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
-
-
 @functools.cache
 def search_kernel(game: str):
     """The compiled batch search of ``game``: ``(states, seed, sims, exploration, rollout,
@@ -318,10 +312,10 @@ def search_kernel(game: str):
         module, attr = path.split(".")
         namespace[name] = getattr(modules[module], attr)
     for template in _TEMPLATES:
-        namespace[template.__name__] = game_kernel(_rebind(template, namespace), game)
-    namespace["scores_into"] = game_kernel(_rebind(scores_template, namespace), game)
-    namespace["_search_row"] = game_kernel(_rebind(_search_row, namespace), game)
-    return game_kernel(_rebind(_search_batch, namespace), game, parallel=True)
+        namespace[template.__name__] = game_kernel(rebind(template, namespace), game)
+    namespace["scores_into"] = game_kernel(rebind(scores_template, namespace), game)
+    namespace["_search_row"] = game_kernel(rebind(_search_row, namespace), game)
+    return game_kernel(rebind(_search_batch, namespace), game, parallel=True)
 
 
 def _parse_value(text: str, name: str, kind):

@@ -145,3 +145,21 @@ def test_an_index_argument_is_int64_from_a_prange_loop_too():
     assert "index" in jit.INDEX_ARGUMENTS
     assert _sum_taken(np.arange(5, dtype=np.int64)) == 10
     assert _take.signatures == [(types.Array(types.int64, 1, "C"), types.int64)]
+
+
+@pytest.mark.parametrize("game", ["century", "radlands", "everdell", "endeavor"])
+def test_every_game_batch_kernel_is_the_shared_template(game):
+    # One copy of the batch loops (meeple_gym.core.stepping), bound to each game's kernels and
+    # cached in that game's group, so an edit to a game's rules recompiles them.
+    import importlib
+
+    from meeple_gym.core import stepping
+
+    rules = importlib.import_module(f"meeple_gym.{game}.rules")
+    for name in ("reset_batch", "legal_masks_batch", "step_batch"):
+        compiled = getattr(rules, name)
+        function = getattr(compiled, "py_func", compiled)
+        assert function.__code__ is getattr(stepping, name).__code__
+        assert function.__globals__["apply_action"] is rules.apply_action
+        if not numba.config.DISABLE_JIT:
+            assert compiled._meeple_group == game

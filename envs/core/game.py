@@ -28,6 +28,8 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
   every seat at random until game ``i`` ends and leaves the finished game in place: the
   in-kernel random rollout (``meeple_gym.core.batch.play_random_games``) is this, so each
   game's interpreter is compiled into one parallel kernel, not two (issue 11).
+  The four games build ``reset_batch``, ``legal_masks_batch`` and ``step_batch`` from their
+  own kernels with ``meeple_gym.core.stepping.batch_kernels``: one copy of each loop.
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the
   float32 observation of ``player`` (from ``encoders/<game>``).
 

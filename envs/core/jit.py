@@ -84,6 +84,7 @@ import importlib.util
 import inspect
 import os
 import tempfile
+import types as pytypes
 import warnings
 from importlib import metadata
 from pathlib import Path
@@ -568,12 +569,22 @@ def parallel_kernel(fn):
     return _compile(fn, parallel=True)
 
 
-def game_kernel(fn, game: str, parallel: bool = False):
+def game_kernel(fn, game: str, parallel: bool = False, internal: bool = False):
     """Compile ``fn`` into the cache group of ``game`` whatever module defines it: a
-    game-independent template (e.g. the ISMCTS search in meeple_gym.baselines.ismcts) bound to
-    one game's kernels through its globals inlines that game's rules, so its cached machine
-    code must go stale with them."""
-    return _compile(fn, group=game, **({"parallel": True} if parallel else {}))
+    game-independent template (e.g. the ISMCTS search in meeple_gym.baselines.ismcts, the batch
+    step in meeple_gym.core.stepping) bound to one game's kernels through its globals
+    (``rebind``) inlines that game's rules, so its cached machine code must go stale with them.
+    ``internal``: a serial kernel only other kernels call, compiled like a private ``kernel``."""
+    if parallel:
+        return _compile(fn, group=game, parallel=True)
+    if internal:
+        return _compile_internal(fn, group=game, pipeline_class=_LinkOnlyPipeline)
+    return _compile(fn, group=game)
+
+
+def rebind(fn, namespace: dict):
+    """``fn`` with ``namespace`` as its globals: the same code, a per-game function."""
+    return pytypes.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
 
 
 # ---- standalone kernels (see the module docstring) ----------------------------------------------

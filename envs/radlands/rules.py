@@ -15,12 +15,12 @@ to "this card" or "that person" even after columns slide.
 """
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
-from meeple_gym.core.records import clear_record, copy_record, copy_values
-from meeple_gym.core.rng import STREAM_GAME, derive_key, randint, shuffle
-from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
+from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
+from meeple_gym.core.records import clear_record, copy_values
+from meeple_gym.core.rng import randint, shuffle
+from meeple_gym.core.stepping import batch_kernels
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands.effects import CONDITION, OP, SET, TARGET, compile_programs
 
@@ -2467,122 +2467,6 @@ def rewards_into(s, out):
 # keeps these thin loops next to its own rules.
 
 
-@parallel_kernel
-def reset_batch(states, num_players, seed, first_index, episodes, options=0):
-    for i in prange(states.shape[0]):
-        key = derive_key(seed, np.uint64(first_index + i), np.uint64(episodes[i] * 2 + STREAM_GAME))
-        init_game(states, i, num_players, key, options)
-
-
-@parallel_kernel
-def legal_masks_batch(states, masks):
-    for i in prange(states.shape[0]):
-        legal_mask_into(states, i, masks[i])
-
-
-@kernel
-def _step_game(
-    states,
-    g,
-    actions,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    num_players,
-    seed,
-    episodes,
-    final_scores,
-    final_lengths,
-    final_states,
-    options,
-    seats,
-    next_seats,
-    words,
-):
-    """One game of ``step_batch`` (a kernel of its own: Numba types a prange body twice)."""
-    action = actions[g]
-    report = action >= 0  # the caller's move reports its step; opponent moves only an end
-    if action < 0:  # no move by the caller in this game on this call
-        rewards[g, :] = 0.0
-        terminated[g] = False
-        truncated[g] = False
-    seat = seats[g]  # the learner's seat, -1: no random opponent play, or ALL_SEATS_RANDOM
-    everyone = seat == ALL_SEATS_RANDOM
-    ended = False
-    if everyone:
-        legal_mask_into(states, g, masks[g])
-        action = random_legal(masks[g], words, g)
-    elif action < 0 and seat >= 0 and states[g].current_player != seat:
-        action = random_legal(masks[g], words, g)
-    while action >= 0:
-        apply_action(states, g, action)
-        s = states[g]
-        over = s.terminated == 1 or s.truncated == 1
-        if report or (over and not ended):
-            rewards_into(s, rewards[g])
-            terminated[g] = s.terminated == 1
-            truncated[g] = s.truncated == 1
-        report = False
-        if over:
-            if not ended:  # the end the learner sees; a later one would overwrite it
-                for p in range(num_players):
-                    final_scores[g, p] = s.score[p]
-                final_lengths[g] = s.step_count
-                if everyone:
-                    break  # a rollout keeps its finished game; no re-deal
-                copy_record(final_states, g, states, g)  # kept: the re-deal overwrites it
-            episodes[g] += 1
-            key = derive_key(seed, np.uint64(g), np.uint64(episodes[g] * 2 + STREAM_GAME))
-            init_game(states, g, num_players, key, options)
-            # A second end before the learner moved: the caller draws the seat after it.
-            seat = -1 if ended else next_seats[g]
-            ended = True
-        legal_mask_into(states, g, masks[g])
-        action = -1
-        if everyone or seat >= 0 and states[g].current_player != seat:
-            action = random_legal(masks[g], words, g)
-
-
-@parallel_kernel
-def step_batch(
-    states,
-    actions,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    num_players,
-    seed,
-    episodes,
-    final_scores,
-    final_lengths,
-    final_states,
-    options,
-    seats,
-    next_seats,
-    words,
-):
-    """See envs/core/game.py: one action per game, auto-reset, masks, and the random
-    opponent's moves where ``seats[i] >= 0``; ``ALL_SEATS_RANDOM`` plays the whole game at
-    random and keeps it in place (the random rollout)."""
-    for i in prange(states.shape[0]):
-        _step_game(
-            states,
-            i,
-            actions,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            num_players,
-            seed,
-            episodes,
-            final_scores,
-            final_lengths,
-            final_states,
-            options,
-            seats,
-            next_seats,
-            words,
-        )
+reset_batch, legal_masks_batch, step_batch = batch_kernels(
+    "radlands", apply_action, legal_mask_into, init_game, rewards_into
+)

@@ -1,0 +1,172 @@
+"""The batch kernels every game shares: ``reset_batch``, ``legal_masks_batch`` and
+``step_batch`` (envs/core/game.py).
+
+``batch_kernels`` binds the templates below to one game's kernels through their globals
+(``meeple_gym.core.jit.rebind``) and compiles them into that game's cache group: the four games
+reset and step their batches the same way, so one copy of each loop serves them all.
+"""
+
+import numpy as np
+from numba import prange
+
+from meeple_gym.core.jit import game_kernel, kernel, rebind
+from meeple_gym.core.records import copy_record
+from meeple_gym.core.rng import STREAM_GAME, derive_key
+from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
+
+
+@kernel
+def _one_seat_per_player(s, num_players):
+    """The seats whose final scores a batch reports: one per player."""
+    return num_players
+
+
+# Templates: they run only as batch_kernels compiles them, with apply_action, legal_mask_into,
+# init_game, rewards_into and seat_count taken from the game.
+def reset_batch(states, num_players, seed, first_index, episodes, options=0):
+    """Reset every game: game ``i`` uses RNG key (seed, first_index + i, episode i)."""
+    for i in prange(states.shape[0]):
+        key = derive_key(seed, np.uint64(first_index + i), np.uint64(episodes[i] * 2 + STREAM_GAME))
+        init_game(states, i, num_players, key, options)  # noqa: F821 - bound per game
+
+
+def legal_masks_batch(states, masks):
+    """``masks[i]``: the legal actions of game ``i``."""
+    for i in prange(states.shape[0]):
+        legal_mask_into(states, i, masks[i])  # noqa: F821 - bound per game
+
+
+def _step_game(
+    states,
+    g,
+    actions,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    num_players,
+    seed,
+    episodes,
+    final_scores,
+    final_lengths,
+    final_states,
+    options,
+    seats,
+    next_seats,
+    words,
+):
+    """One game of ``step_batch`` (a kernel of its own: Numba types a prange body twice)."""
+    action = actions[g]
+    report = action >= 0  # the caller's move reports its step; opponent moves only an end
+    if action < 0:  # no move by the caller in this game on this call
+        rewards[g, :] = 0.0
+        terminated[g] = False
+        truncated[g] = False
+    seat = seats[g]  # the learner's seat, -1: no random opponent play, or ALL_SEATS_RANDOM
+    everyone = seat == ALL_SEATS_RANDOM
+    ended = False
+    if everyone:
+        legal_mask_into(states, g, masks[g])  # noqa: F821 - bound per game
+        action = random_legal(masks[g], words, g)
+    elif action < 0 and seat >= 0 and states[g].current_player != seat:
+        action = random_legal(masks[g], words, g)
+    while action >= 0:
+        apply_action(states, g, action)  # noqa: F821 - bound per game
+        s = states[g]
+        over = s.terminated == 1 or s.truncated == 1
+        if report or (over and not ended):
+            rewards_into(s, rewards[g])  # noqa: F821 - bound per game
+            terminated[g] = s.terminated == 1
+            truncated[g] = s.truncated == 1
+        report = False
+        if over:
+            if not ended:  # the end the learner sees; a later one would overwrite it
+                for p in range(seat_count(s, num_players)):  # noqa: F821 - bound per game
+                    final_scores[g, p] = s.score[p]
+                final_lengths[g] = s.step_count
+                if everyone:
+                    break  # a rollout keeps its finished game; no re-deal
+                copy_record(final_states, g, states, g)  # kept: the re-deal overwrites it
+            episodes[g] += 1
+            key = derive_key(seed, np.uint64(g), np.uint64(episodes[g] * 2 + STREAM_GAME))
+            init_game(states, g, num_players, key, options)  # noqa: F821 - bound per game
+            # A second end before the learner moved: the caller draws the seat after it.
+            seat = -1 if ended else next_seats[g]
+            ended = True
+        legal_mask_into(states, g, masks[g])  # noqa: F821 - bound per game
+        action = -1
+        if everyone or seat >= 0 and states[g].current_player != seat:
+            action = random_legal(masks[g], words, g)
+
+
+def step_batch(
+    states,
+    actions,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    num_players,
+    seed,
+    episodes,
+    final_scores,
+    final_lengths,
+    final_states,
+    options,
+    seats,
+    next_seats,
+    words,
+):
+    """Apply one action per game, re-deal finished games in place and refresh the masks; then,
+    where ``seats[i] >= 0``, play the random opponent until seat ``seats[i]`` is to act.
+
+    ``rewards``/``terminated``/``truncated`` describe the step just taken. A game that ended
+    leaves its scores, length and terminal record in ``final_scores``/``final_lengths``/
+    ``final_states`` and is immediately re-dealt from key (seed, i, 2 * episode) so every slot
+    always holds a live game. A game whose action is negative is left as it is (no reward)
+    unless it has an opponent to play. The opponent draws with ``words[i]`` (advanced in
+    place) and the learner sits in ``next_seats[i]`` after an end; see envs/core/game.py.
+    ``seats[i] == ALL_SEATS_RANDOM`` plays every seat at random until the game ends and keeps
+    the finished game in place (the random rollout: one kernel serves both, issue 11).
+    """
+    for i in prange(states.shape[0]):
+        _step_game(
+            states,
+            i,
+            actions,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            num_players,
+            seed,
+            episodes,
+            final_scores,
+            final_lengths,
+            final_states,
+            options,
+            seats,
+            next_seats,
+            words,
+        )
+
+
+def batch_kernels(
+    game, apply_action, legal_mask_into, init_game, rewards_into, seat_count=_one_seat_per_player
+):
+    """``(reset_batch, legal_masks_batch, step_batch)`` of ``game``, parallel kernels built
+    from its own (envs/core/game.py); ``seat_count(s, num_players)`` is how many seats' scores a
+    finished game reports."""
+    namespace = dict(globals())
+    namespace.update(
+        apply_action=apply_action,
+        legal_mask_into=legal_mask_into,
+        init_game=init_game,
+        rewards_into=rewards_into,
+        seat_count=seat_count,
+    )
+    namespace["_step_game"] = game_kernel(rebind(_step_game, namespace), game, internal=True)
+    return tuple(
+        game_kernel(rebind(template, namespace), game, parallel=True)
+        for template in (reset_batch, legal_masks_batch, step_batch)
+    )
