@@ -69,6 +69,18 @@ A kernel called both with and without one of its default arguments would be comp
 (``omitted(default=True)`` is a type of its own); the dispatcher types left-out defaults as
 values, so both calls share one copy (tests/test_compile.py).
 
+Two costs inside Numba
+----------------------
+Numba emits a ``del`` for every variable where it dies and lowers it, for a variable that
+lives across blocks, as a load and a store of zero (against a double free); half of the
+statements Numba lowered for Everdell were ``del``s, and LLVM then removes those stores
+again. ``_DropPlainDels`` removes the ``del`` of every variable that holds no
+reference-counted memory (integers, booleans, record views) before lowering. And type
+inference looks up each overload in a cache keyed by the compile flags, whose hash and
+comparison build a dict of all Numba's options every time; kernels compile with
+``_QuickFlags``, which give the same hash and the same answers without that
+(tests/test_compile_overheads.py). Together: Everdell -8 to -11% (benchmarks/README.md).
+
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
@@ -93,16 +105,18 @@ import llvmlite.binding as llvm
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import cgutils, ir_utils, types
+from numba.core import cgutils, ir_utils, targetconfig, types
 from numba.core import codegen as numba_codegen
+from numba.core import compiler as numba_compiler
+from numba.core import dispatcher as numba_dispatcher
 from numba.core import ir as numba_ir
 from numba.core.analysis import compute_cfg_from_blocks
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
-from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.compiler_machinery import FunctionPass, LoweringPass, register_pass
 from numba.core.registry import CPUDispatcher
-from numba.core.typed_passes import NativeLowering, NopythonRewrites
+from numba.core.typed_passes import IRLegalization, NativeLowering, NopythonRewrites
 from numba.extending import intrinsic
 
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
@@ -339,6 +353,40 @@ def _fold_defaults(py_func, args, kws):
     return tuple(folded)
 
 
+class _QuickFlags(numba_compiler.Flags):
+    """Numba's compile flags, hashed and compared quickly. Type inference looks each overload
+    up in a cache keyed by the flags, and Numba's ``TargetConfig`` builds a dict of all ~40
+    options for every hash and every comparison: 4% of Everdell's cold compile. The results
+    are Numba's: its hash is that of the sorted option *names* (one value per class), and two
+    configs are equal when every option reads the same, set or left at its default."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        return _FLAGS_HASH
+
+    def __eq__(self, other):
+        if type(other) not in _FLAG_TYPES:  # a subclass may add options
+            return targetconfig.TargetConfig.__eq__(self, other)
+        mine, theirs = self._values, other._values
+        if mine == theirs:
+            return True
+        options = self.options
+        return all(
+            mine.get(name, options[name].default) == theirs.get(name, options[name].default)
+            for name in mine.keys() | theirs.keys()
+        )
+
+
+_FLAG_TYPES = (numba_compiler.Flags, _QuickFlags)
+_FLAGS_HASH = hash(tuple(sorted(numba_compiler.Flags.options)))
+
+
+class _QuickFlagsCompiler(numba_dispatcher._FunctionCompiler):
+    def _customize_flags(self, flags):
+        return _QuickFlags(super()._customize_flags(flags))
+
+
 def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
     if numba.config.DISABLE_JIT:
         return numba.njit(**JIT_OPTIONS, **extra)(fn)
@@ -359,6 +407,8 @@ def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
             dispatcher = numba.njit(**JIT_OPTIONS, **extra)(fn)
             if extra.get("pipeline_class") is _LinkOnlyPipeline:
                 dispatcher._cache = _LinkOnlyFunctionCache(fn)
+    if type(dispatcher._compiler) is numba_dispatcher._FunctionCompiler:
+        dispatcher._compiler.__class__ = _QuickFlagsCompiler
     dispatcher.__class__ = _KernelDispatcher
     dispatcher._meeple_group = group
     return dispatcher
@@ -503,12 +553,47 @@ def hoist_record_arrays(blocks, typemap) -> bool:
     return True
 
 
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _DropPlainDels(LoweringPass):
+    """Remove the ``del`` of every variable without a reference count. Numba lowers each
+    ``del`` of a variable that lives across blocks as a load and a store of zero (to avoid a
+    double free), which LLVM must then remove again; for an integer, a boolean or a record
+    view there is nothing to free. Half of the statements Numba lowered for Everdell were
+    ``del``s."""
+
+    _name = "meeple_gym_drop_plain_dels"
+
+    def __init__(self):
+        LoweringPass.__init__(self)
+
+    def run_pass(self, state):
+        models = state.targetctx.data_model_manager
+        typemap = state.typemap
+        counted = {}
+        changed = False
+        for block in state.func_ir.blocks.values():
+            kept = []
+            for stmt in block.body:
+                if isinstance(stmt, numba_ir.Del):
+                    value_type = typemap[stmt.value]
+                    if value_type not in counted:
+                        counted[value_type] = models[value_type].contains_nrt_meminfo()
+                    if not counted[value_type]:
+                        changed = True
+                        continue
+                kept.append(stmt)
+            block.body = kept
+        return changed
+
+
 class _KernelPipeline(CompilerBase):
-    """Numba's nopython pipeline with ``_HoistRecordArrays`` after its typed rewrites."""
+    """Numba's nopython pipeline with ``_HoistRecordArrays`` after its typed rewrites and
+    ``_DropPlainDels`` after its IR legalisation (which places the ``del``s)."""
 
     def define_pipelines(self):
         manager = DefaultPassBuilder.define_nopython_pipeline(self.state)
         manager.add_pass_after(_HoistRecordArrays, NopythonRewrites)
+        manager.add_pass_after(_DropPlainDels, IRLegalization)
         self._adjust(manager)
         manager.finalize()
         return [manager]
