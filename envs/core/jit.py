@@ -82,7 +82,8 @@ Everdell's LLVM IR before optimisation went from 207,000 to 190,000 instructions
 inference looks up each overload in a cache keyed by the compile flags, whose hash and
 comparison build a dict of all Numba's options every time; kernels compile with
 ``_QuickFlags``, which give the same hash and the same answers without that
-(tests/test_compile_overheads.py). Together: Everdell about -8% (benchmarks/README.md).
+(tests/test_compile_overheads.py). All three: Everdell -17% and -8%, Radlands -8% and -2% in
+two side-by-side pairs (benchmarks/README.md, issue 11).
 
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
@@ -360,7 +361,7 @@ def _fold_defaults(py_func, args, kws):
 class _QuickFlags(numba_compiler.Flags):
     """Numba's compile flags, hashed and compared quickly. Type inference looks each overload
     up in a cache keyed by the flags, and Numba's ``TargetConfig`` builds a dict of all ~40
-    options for every hash and every comparison: 4% of Everdell's cold compile. The results
+    options for every hash and every comparison: 7% of a profiled Everdell compile. The results
     are Numba's: its hash is that of the sorted option *names* (one value per class), and two
     configs are equal when every option reads the same, set or left at its default."""
 
