@@ -598,19 +598,19 @@ class _DropPlainDels(LoweringPass):
     def run_pass(self, state):
         models = state.targetctx.data_model_manager
         typemap = state.typemap
-        counted = {}
+        refcounted = {}  # type -> whether it holds reference-counted memory
         changed = False
         for block in state.func_ir.blocks.values():
             kept = []
             for stmt in block.body:
                 if isinstance(stmt, numba_ir.Del):
                     value_type = typemap[stmt.value]
-                    if value_type not in counted:
-                        counted[value_type] = (
+                    if value_type not in refcounted:
+                        refcounted[value_type] = (
                             not isinstance(value_type, types.NestedArray)
                             and models[value_type].contains_nrt_meminfo()
                         )
-                    if not counted[value_type]:
+                    if not refcounted[value_type]:
                         changed = True
                         continue
                 kept.append(stmt)
