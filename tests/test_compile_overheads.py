@@ -1,8 +1,10 @@
 """Numba's per-compile costs removed (issue 11): the compile flags' hash and equality
-(jit._QuickFlags), the ``del`` of variables without a reference count (jit._DropPlainDels) and
-the reference counting of record-field views (jit._KernelLower). All must leave Numba's results
-as they were."""
+(jit._QuickFlags), the ``del`` of variables without a reference count (jit._DropPlainDels),
+the reference counting of record-field views (jit._KernelLower), full garbage collections
+while kernels compile and repeated overload resolution (jit._compile_session). All must leave
+Numba's results as they were."""
 
+import gc
 import sys
 
 import numba
@@ -158,3 +160,95 @@ def test_record_field_views_are_not_reference_counted(monkeypatch):
     ours = _nested_array_decrefs(monkeypatch, lambda fn: jit._compile(fn, cacheable=False))
     assert numbas_own > 0  # Numba's lowering decrefs each view where it dies
     assert ours == 0
+
+
+def _callee(x):
+    return x * 3 + 1
+
+
+def _calls_a_kernel(x):
+    return CALLEE(x) - 1
+
+
+@needs_compiler
+def test_compile_session_is_set_up_by_the_outermost_compile_and_undone(monkeypatch):
+    from numba.core import event
+
+    seen = []  # GC thresholds and overload resolver at the start of each compile
+
+    class Recorder(event.Listener):
+        def on_start(self, e):
+            resolver = numba.types.BaseFunction.get_call_type
+            seen.append((e.data["dispatcher"].py_func.__name__, gc.get_threshold(), resolver))
+
+        def on_end(self, e):
+            pass
+
+    numbas_resolver = numba.types.BaseFunction.get_call_type
+    callee = jit._compile(_callee, cacheable=False)
+    monkeypatch.setitem(globals(), "CALLEE", callee)
+    caller = jit._compile(_calls_a_kernel, cacheable=False)
+    previous = gc.get_threshold()
+    gc.set_threshold(500, 7, 9)  # a user's own setting, restored afterwards
+    try:
+        with event.install_listener("numba:compile", Recorder()):
+            assert caller(4) == 12
+        after = gc.get_threshold()
+    finally:
+        gc.set_threshold(*previous)
+    assert after == (500, 7, 9)
+    assert numba.types.BaseFunction.get_call_type is numbas_resolver
+    names = [name for name, _, _ in seen]
+    assert names[0] == "_calls_a_kernel" and "_callee" in names  # the callee compiled nested
+    for _, thresholds, resolver in seen:
+        # Young cycles are still collected, at the user's thresholds; the oldest generation never.
+        assert thresholds == (500, 7, jit._NO_FULL_COLLECTION)
+        assert resolver is jit._memoised_get_call_type
+
+
+def many_repeated_operations(values, n):
+    total = 0
+    for i in range(n):
+        if values[i] == 3 or values[i] == 5:
+            total += values[i] * 2
+        elif values[i] == 7:
+            total -= values[i] // 2
+        if total == values[i] and i == n - 1:
+            total += max(values[i], 1) + max(total, 2)
+    return total
+
+
+class _NothingKept(dict):
+    def __setitem__(self, key, value):
+        pass
+
+
+def _compile_counting_resolutions(monkeypatch, memo):
+    calls = []
+    numbas = jit._numba_get_call_type
+
+    def counting(fn, context, args, kws):
+        calls.append((fn, tuple(args)))
+        return numbas(fn, context, args, kws)
+
+    monkeypatch.setattr(jit, "_numba_get_call_type", counting)
+    monkeypatch.setattr(jit, "_call_types", memo)
+    kernel = jit._compile(many_repeated_operations, cacheable=False)
+    values = np.array([3, 5, 7, 1, 6, 7, 2], dtype=np.int64)
+    for n in range(len(values) + 1):
+        assert kernel(values, n) == many_repeated_operations(values, n)
+    monkeypatch.undo()
+    return calls
+
+
+@needs_compiler
+def test_overload_resolution_is_memoised_and_agrees_with_numba(monkeypatch):
+    memo = {}
+    with_memo = _compile_counting_resolutions(monkeypatch, memo)
+    without = _compile_counting_resolutions(monkeypatch, _NothingKept())
+    assert memo and len(with_memo) == len(memo)  # Numba asked once per distinct call
+    assert len(without) > 2 * len(with_memo)  # ... where it was asked again at every site
+    context = cpu_target.typing_context
+    for (fn, typing_context, args, kws), signature in memo.items():
+        assert typing_context is context
+        assert jit._numba_get_call_type(fn, context, args, dict(kws)) == signature

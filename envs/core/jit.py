@@ -85,6 +85,16 @@ comparison build a dict of all Numba's options every time; kernels compile with
 (tests/test_compile_overheads.py). All three: Everdell -17% and -8%, Radlands -8% and -2% in
 two side-by-side pairs (benchmarks/README.md, issue 11).
 
+Two costs sit outside the compiler's passes; ``_compile_session`` removes both for the
+duration of the outermost kernel compile. CPython's full garbage collections walk every object
+in the process, and Numba's compiler makes millions of objects: 20 full collections took 3.3 s
+of a 32 s Everdell compile; young generations are still collected. And Numba resolves the
+overload of an operator or a NumPy function again at every call site, once while typing and
+once more while lowering, trying each candidate template: 16,000 resolutions for 1,000
+distinct calls in Everdell, 4.5 s; each distinct call is now resolved once. The machine code is
+the same (its LLVM IR differs only in Numba's numbering of names). Both: Everdell -20%,
+Radlands -23% (benchmarks/README.md, issue 11).
+
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
 tests/test_pure_python_mode.py checks that this plays the same games as the compiled kernels.
@@ -95,6 +105,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
 import hashlib
 import importlib.util
 import inspect
@@ -279,6 +290,67 @@ def _kernel_opt_level():
         numba.config.OPT = previous
 
 
+# The oldest generation's threshold while kernels compile: never reached.
+_NO_FULL_COLLECTION = 10**9
+_compile_depth = 0
+
+# Numba's overload resolution for a function type (an operator, a NumPy function, an
+# ``@overload``), and what it returned for each (function type, typing context, argument
+# types, keyword types) while kernels compiled. Keys hold their function type, so the type
+# stays interned and keeps the implementation keys its resolution recorded.
+_numba_get_call_type = types.BaseFunction.get_call_type
+_call_types: dict = {}
+
+
+def _memoised_get_call_type(self, context, args, kws):
+    """``BaseFunction.get_call_type`` resolved once per distinct call. Numba tries every
+    template of the function at every call site, in type inference and again when lowering
+    (an ``==`` tries some 20): 16,000 resolutions for 1,000 distinct calls in one Everdell
+    compile, 4.5 s of 30 s. The answer depends only on the key; failures are not kept (type
+    inference retries a call once more argument types are known)."""
+    try:
+        key = (self, context, tuple(args), tuple(sorted(kws.items())) if kws else ())
+        signature = _call_types.get(key)
+    except TypeError:  # an argument type that cannot be hashed: ask Numba every time
+        return _numba_get_call_type(self, context, args, kws)
+    if signature is None:
+        signature = _numba_get_call_type(self, context, args, kws)
+        _call_types[key] = signature
+    return signature
+
+
+@contextlib.contextmanager
+def _compile_session():
+    """What every kernel compile shares, set up once by the outermost one (a kernel typed
+    while its caller compiles is nested) and undone when it ends; the compiler lock is held
+    throughout, so no other function compiles meanwhile.
+
+    * No full garbage collection: Numba's compiler makes millions of short-lived objects in
+      reference cycles, and CPython collected its oldest generation, which walks every object
+      in the process, 20 times in one Everdell compile (3.3 s of 32 s). Young cycles are still
+      collected at the thresholds set before.
+    * Overload resolution memoised (``_memoised_get_call_type``)."""
+    global _compile_depth
+    _compile_depth += 1
+    if _compile_depth > 1:
+        try:
+            yield
+        finally:
+            _compile_depth -= 1
+        return
+    thresholds = gc.get_threshold()
+    if thresholds[0] > 0:  # 0: automatic collection is off already
+        gc.set_threshold(thresholds[0], thresholds[1], _NO_FULL_COLLECTION)
+    resolver = types.BaseFunction.__dict__["get_call_type"]
+    types.BaseFunction.get_call_type = _memoised_get_call_type
+    try:
+        yield
+    finally:
+        types.BaseFunction.get_call_type = resolver
+        gc.set_threshold(*thresholds)
+        _compile_depth -= 1
+
+
 def _widen(arg_type):
     """The type a kernel is compiled for when another kernel passes ``arg_type``: literal and
     narrow integers become int64, literal booleans plain booleans. uint64 stays (RNG words)."""
@@ -304,7 +376,7 @@ class _KernelDispatcher(CPUDispatcher):
     def compile(self, sig):
         # A standalone kernel's cell is filled when its stub compiles; a kernel loaded from the
         # cache was not typed, so the cells its machine code reads are filled here.
-        with global_compiler_lock, _kernel_opt_level():
+        with global_compiler_lock, _kernel_opt_level(), _compile_session():
             hits = sum(self._cache_hits.values())
             result = super().compile(sig)
             entry = getattr(self, "_meeple_standalone", None)

@@ -142,7 +142,7 @@ def ensure_warm(games, parts=PARTS, progress: bool = True, stream=None) -> list[
     if cold:
         print(
             f"meeple: compiling the kernels of {', '.join(cold)} (first run after install or "
-            "an update; one to two minutes on 2 cores, then cached)",
+            "an update; about a minute on 2 cores, then cached)",
             file=stream,
             flush=True,
         )
