@@ -166,6 +166,9 @@ def _callee(x):
     return x * 3 + 1
 
 
+CALLEE = None  # set to the compiled _callee by the test
+
+
 def _calls_a_kernel(x):
     return CALLEE(x) - 1
 
