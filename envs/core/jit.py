@@ -92,8 +92,8 @@ of a 32 s Everdell compile; young generations are still collected. And Numba res
 overload of an operator or a NumPy function again at every call site, once while typing and
 once more while lowering, trying each candidate template: 16,000 resolutions for 1,000
 distinct calls in Everdell, 4.5 s; each distinct call is now resolved once. The machine code is
-the same (its LLVM IR differs only in Numba's numbering of names). Both: Everdell -20%,
-Radlands -23% (benchmarks/README.md, issue 11).
+the same (its LLVM IR differs only in the counters and addresses Numba puts in names). Both:
+Everdell -20%, Radlands -22% (benchmarks/README.md, issue 11).
 
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
