@@ -331,24 +331,21 @@ def _compile_session():
       collected at the thresholds set before.
     * Overload resolution memoised (``_memoised_get_call_type``)."""
     global _compile_depth
+    outermost = _compile_depth == 0
+    if outermost:
+        thresholds = gc.get_threshold()
+        if thresholds[0] > 0:  # 0: automatic collection is off already
+            gc.set_threshold(thresholds[0], thresholds[1], _NO_FULL_COLLECTION)
+        resolver = types.BaseFunction.__dict__["get_call_type"]
+        types.BaseFunction.get_call_type = _memoised_get_call_type
     _compile_depth += 1
-    if _compile_depth > 1:
-        try:
-            yield
-        finally:
-            _compile_depth -= 1
-        return
-    thresholds = gc.get_threshold()
-    if thresholds[0] > 0:  # 0: automatic collection is off already
-        gc.set_threshold(thresholds[0], thresholds[1], _NO_FULL_COLLECTION)
-    resolver = types.BaseFunction.__dict__["get_call_type"]
-    types.BaseFunction.get_call_type = _memoised_get_call_type
     try:
         yield
     finally:
-        types.BaseFunction.get_call_type = resolver
-        gc.set_threshold(*thresholds)
         _compile_depth -= 1
+        if outermost:
+            types.BaseFunction.get_call_type = resolver
+            gc.set_threshold(*thresholds)
 
 
 def _widen(arg_type):
