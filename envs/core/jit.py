@@ -303,11 +303,9 @@ _call_types: dict = {}
 
 
 def _memoised_get_call_type(self, context, args, kws):
-    """``BaseFunction.get_call_type`` resolved once per distinct call. Numba tries every
-    template of the function at every call site, in type inference and again when lowering
-    (an ``==`` tries some 20): 16,000 resolutions for 1,000 distinct calls in one Everdell
-    compile, 4.5 s of 30 s. The answer depends only on the key; failures are not kept (type
-    inference retries a call once more argument types are known)."""
+    """``BaseFunction.get_call_type`` resolved once per distinct call (see "Costs inside
+    Numba"). The answer depends only on the key; failures are not kept (type inference
+    retries a call once more argument types are known)."""
     try:
         key = (self, context, tuple(args), tuple(sorted(kws.items())) if kws else ())
         signature = _call_types.get(key)
@@ -321,15 +319,10 @@ def _memoised_get_call_type(self, context, args, kws):
 
 @contextlib.contextmanager
 def _compile_session():
-    """What every kernel compile shares, set up once by the outermost one (a kernel typed
-    while its caller compiles is nested) and undone when it ends; the compiler lock is held
-    throughout, so no other function compiles meanwhile.
-
-    * No full garbage collection: Numba's compiler makes millions of short-lived objects in
-      reference cycles, and CPython collected its oldest generation, which walks every object
-      in the process, 20 times in one Everdell compile (3.3 s of 32 s). Young cycles are still
-      collected at the thresholds set before.
-    * Overload resolution memoised (``_memoised_get_call_type``)."""
+    """No full garbage collection (young cycles are still collected at the thresholds set
+    before) and memoised overload resolution, set up by the outermost kernel compile (a kernel
+    typed while its caller compiles is nested) and undone when it ends; see "Costs inside
+    Numba". The compiler lock is held throughout, so no other function compiles meanwhile."""
     global _compile_depth
     outermost = _compile_depth == 0
     if outermost:
