@@ -190,3 +190,10 @@ class GameSpec:
 
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)
+
+    @property
+    def default_players(self) -> int:
+        """The player count every entry point uses when none is given (``make``,
+        ``make_batch``, the Gymnasium ids, the CLI): two where the game allows it, so that a
+        solo mode (Everdell against Rugwort) is asked for, never stumbled into."""
+        return max(self.min_players, 2) if self.max_players >= 2 else self.min_players

@@ -74,7 +74,7 @@ def make(name: str, num_players: int | None = None, render_mode: str | None = No
 
     spec = get_spec(name)
     if num_players is None:
-        num_players = spec.min_players
+        num_players = spec.default_players
     num_players = check_num_players(spec, num_players)
     env_kwargs = split_env_keywords(options)
     return make_env(
@@ -102,7 +102,7 @@ def make_batch(
 
     spec = get_spec(name)
     if num_players is None:
-        num_players = spec.min_players
+        num_players = spec.default_players
     num_players = check_num_players(spec, num_players)
     return BatchEnv(
         spec, batch_size, num_players, seed, copy, **check_options(spec, options, num_players)

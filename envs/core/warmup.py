@@ -35,7 +35,7 @@ def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
     game, part = task
     start = time.perf_counter()
     spec = mg.get_spec(game)
-    n = max(spec.min_players, 2) if spec.max_players >= 2 else spec.min_players
+    n = spec.default_players
     if part == "single":
         env = mg.make(game, num_players=n)
         env.reset(seed=0)
