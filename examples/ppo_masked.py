@@ -66,6 +66,12 @@ def parse_args(argv=None):
     a("--init", metavar="CKPT", help="start from this checkpoint's weights (a curriculum)")
     a("--checkpoint", default=None, help="where to save (default runs/ppo_<game>.pt)")
     a("--curve", default=None, help="learning-curve JSON (default: beside the checkpoint)")
+    a(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing checkpoint or curve (refused by default: the repository "
+        "ships the ones its docs quote)",
+    )
     a("--eval-games", type=int, default=0, help="after training: games vs --eval-opponents")
     a("--eval-opponents", nargs="+", default=["random", "heuristic"])
     a("--quiet", action="store_true")
@@ -405,6 +411,11 @@ def main(argv=None) -> dict:
             raise SystemExit("--from-curves needs --plot PNG")
         print(f"plot written to {plot(args.from_curves, args.plot)}")
         return {}
+    for path in (args.checkpoint, args.curve):
+        if path.exists() and not args.overwrite:
+            # Checked before training: an hour's run must not end in a refused write, and a
+            # committed checkpoint must not be replaced by a rerun of the docs' command.
+            raise SystemExit(f"{path} exists; choose another --checkpoint or pass --overwrite")
     result = train(args)
     print(
         f"trained {result['global_step']:,} steps in {result['train_seconds']:.0f} s; "

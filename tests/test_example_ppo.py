@@ -127,3 +127,19 @@ def test_loader_refuses_a_missing_file_and_another_games_checkpoint(ppo, tmp_pat
     small_run(ppo, tmp_path)
     with pytest.raises(OptionError, match="trained on 'century'"):
         PolicyAgent("radlands", path=tmp_path / "ckpt.pt")
+
+
+def test_a_rerun_does_not_overwrite_an_existing_checkpoint(ppo, tmp_path):
+    small_run(ppo, tmp_path)
+    path = tmp_path / "ckpt.pt"
+    before = path.read_bytes()
+    with pytest.raises(SystemExit, match="--overwrite"):
+        small_run(ppo, tmp_path, seed=4)
+    assert path.read_bytes() == before
+    argv = [
+        "--game", "century", "--seed", "4", "--num-envs", "8", "--num-steps", "32",
+        "--total-timesteps", "256", "--hidden", "16", "--num-minibatches", "2",
+        "--update-epochs", "1", "--checkpoint", str(path), "--quiet", "--overwrite",
+    ]  # fmt: skip
+    ppo.main(argv)
+    assert path.read_bytes() != before
