@@ -1,17 +1,22 @@
 """The on-disk kernel cache is keyed by the sources and tables a kernel may inline (issue #10.11):
-an edited data table is used on the next start, and an unwritable cache only costs a warning."""
+an edited data table is used on the next start, and an unwritable cache only costs a warning.
+A damaged cache entry is dropped and compiled afresh (meeple_gym.core.cache_repair)."""
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
+import numba
 import pytest
+from numba.core.errors import TypingError
 
-from meeple_gym.core import jit
+from meeple_gym.core import cache_repair, jit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,16 +52,18 @@ def _yellow_output(copy: Path) -> int:
     return int(row["out_yellow"])
 
 
-def _run(copy: Path, cache: Path) -> subprocess.CompletedProcess:
+def _command(copy: Path, cache: Path, script: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(copy), MEEPLE_GYM_CACHE_DIR=str(cache))
-    return subprocess.run(
-        [sys.executable, "-c", f"COPY = {str(copy)!r}\n" + PLAY_SPICE_CARD],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-        cwd=copy,
-    )
+    return {
+        "args": [sys.executable, "-c", f"COPY = {str(copy)!r}\n" + script],
+        "env": env,
+        "cwd": copy,
+        "text": True,
+    }
+
+
+def _run(copy: Path, cache: Path, script: str = PLAY_SPICE_CARD) -> subprocess.CompletedProcess:
+    return subprocess.run(**_command(copy, cache, script), capture_output=True, timeout=900)
 
 
 def test_edited_table_is_used_on_next_start(tmp_path):
@@ -139,3 +146,162 @@ def test_cache_key_changes_with_any_source(group, tmp_path, monkeypatch):
         assert jit.group_key(group) != before
     finally:
         jit.group_key.cache_clear()
+
+
+# Steps a small Century batch, plays a random rollout (the parallel step kernel) and one action
+# through the single-game entry points, and prints a digest of everything it saw.
+PLAY_CENTURY = textwrap.dedent(
+    """
+    import hashlib, numpy as np, meeple_gym as mg
+    assert mg.__file__.startswith(COPY), mg.__file__
+    batch = mg.make_batch("century", 4, 2, seed=7)
+    seen = hashlib.sha256(batch.reset().tobytes())
+    for _ in range(30):
+        for array in batch.step(np.argmax(batch.legal_mask, axis=1)):
+            seen.update(array.tobytes())
+    rollout = batch.random_rollout(8)
+    seen.update(rollout["length"].tobytes() + rollout["scores"].tobytes())
+    spec = mg.get_spec("century")
+    states = np.zeros(1, dtype=spec.state_dtype)
+    spec.init_game(states, 0, 2, np.uint64(5), np.int64(0))
+    spec.apply_action(states, 0, next(a for a in range(spec.num_actions)
+                                      if spec.action_to_string(states, 0, a).startswith("play")))
+    seen.update(states.tobytes())
+    print(seen.hexdigest())
+    """
+)
+
+GARBAGE = b"\x00\xffnot a kernel cache file\n" * 40
+
+
+def _files(cache: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(cache)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in cache.rglob("*")
+        if p.is_file()
+    }
+
+
+def _corrupt(group: Path) -> dict[Path, bytes | None]:
+    """Damage entries that PLAY_CENTURY loads, each in another way; returns each file's new
+    bytes (None: deleted). Among them: standalone kernels' implementations, a stub and its
+    generated source, the parallel step kernel, the encoder and a link-only kernel (bitcode,
+    loaded when apply_action's implementation recompiles)."""
+
+    def entry(pattern: str) -> Path:
+        (path,) = group.glob(pattern)
+        return path
+
+    def cut(data: bytes) -> bytes:
+        return data[: len(data) // 2]
+
+    def garble(data: bytes) -> bytes:  # same size, a pickle that still loads
+        middle = len(data) // 2
+        return (
+            data[:middle]
+            + bytes(b ^ 0x5A for b in data[middle : middle + 64])
+            + data[middle + 64 :]
+        )
+
+    damage = {
+        "*/rules.init_game-*.nbi": cut,
+        "*/stepping.step_batch-*.nbi": lambda data: GARBAGE,
+        "*/rules.apply_action-*.nbi": lambda data: b"",
+        "*/century.encode_into-*.1.nbc": cut,
+        "standalone_*/meeple_gym.century.rules.apply_action.*.1.nbc": lambda data: GARBAGE,
+        "*/rules._end_action-*.1.nbc": lambda data: GARBAGE,
+        "*/rules.legal_mask_into-*.1.nbc": garble,
+        "*/stepping.reset_batch-*.1.nbc": lambda data: b"",
+        "standalone/meeple_gym.century.rules.init_game.py": lambda data: GARBAGE,
+        "*/century.encode_batch-*.1.nbc": None,  # missing: the index still names it
+    }
+    damaged = {}
+    for pattern, how in damage.items():
+        path = entry(pattern)
+        if how is None:
+            path.unlink()
+            damaged[path] = None
+        else:
+            damaged[path] = how(path.read_bytes())
+            path.write_bytes(damaged[path])
+    return damaged
+
+
+def _corrupt_cache_warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "CorruptCacheWarning" in line]
+
+
+def test_corrupt_cache_entries_are_dropped_and_compiled_afresh(tmp_path):
+    copy, cache = tmp_path / "pkg", tmp_path / "cache"
+    _copy_package(copy)
+    first = _run(copy, cache, PLAY_CENTURY)
+    assert first.returncode == 0, first.stderr
+    (group,) = cache.glob("*/century-*")
+    damaged = _corrupt(group)
+
+    second = _run(copy, cache, PLAY_CENTURY)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout
+    (warning,) = _corrupt_cache_warnings(second.stderr)
+    assert str(group) in warning
+    # Every damaged entry was loaded, dropped and saved again.
+    for path, bad in damaged.items():
+        assert path.is_file() and path.read_bytes() != bad, path
+
+    before = _files(cache)
+    third = _run(copy, cache, PLAY_CENTURY)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout == first.stdout
+    assert not _corrupt_cache_warnings(third.stderr)
+    assert _files(cache) == before  # warm: everything loaded, nothing compiled or saved
+
+
+def test_two_processes_compile_into_one_empty_cache(tmp_path):
+    copy, cache = tmp_path / "pkg", tmp_path / "cache"
+    _copy_package(copy)
+    command = _command(copy, cache, PLAY_CENTURY)
+    runs = [
+        subprocess.Popen(**command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    results = [run.communicate(timeout=900) for run in runs]
+    for run, (_, stderr) in zip(runs, results, strict=True):
+        assert run.returncode == 0, stderr
+        assert "Warning" not in stderr, stderr
+    assert results[0][0] == results[1][0]
+
+    before = _files(cache)
+    warm = _run(copy, cache, PLAY_CENTURY)
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stdout == results[0][0]
+    assert "Warning" not in warm.stderr, warm.stderr
+    assert _files(cache) == before
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_a_damaged_entry_is_dropped_and_errors_of_the_kernel_still_raise(tmp_path, monkeypatch):
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+
+    def dispatcher():  # a fresh one each time: the next call loads from the cache
+        compiled = numba.njit(cache=True)(_add)
+        compiled._cache = cache_repair.RepairingFunctionCache(_add)
+        return compiled
+
+    assert dispatcher()(1, 2) == 3
+    (index,) = tmp_path.rglob("*.nbi")
+    index.write_bytes(index.read_bytes()[:-5])
+    fresh = dispatcher()
+    with pytest.warns(cache_repair.CorruptCacheWarning, match=re.escape(str(tmp_path))) as seen:
+        assert fresh(1, 2) == 3
+    assert len(seen) == 1
+    assert fresh._cache_misses and not fresh._cache_hits
+    again = dispatcher()
+    assert again(1, 2) == 3
+    assert again._cache_hits and not again._cache_misses  # saved again, whole
+    # A typing error of the kernel is raised, not taken for a damaged entry.
+    with pytest.raises(TypingError), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh(1, "two")

@@ -19,6 +19,12 @@ recompiles that game only.
 cache directory (``~/.cache/meeple-gym`` on Linux). Under ``NUMBA_BOUNDSCHECK=1`` the key gets a
 ``-boundscheck`` suffix: Numba's index does not tell checked from unchecked code. If nothing is
 writable, kernels compile without a cache and one ``CacheWarning`` says so.
+A cache entry that fails to load (an index or data file cut short or overwritten, code LLVM
+rejects, a data file that no longer matches the SHA-256 digest at its head) is deleted and its
+kernel compiled and saved afresh, with one ``CorruptCacheWarning`` naming the folder, where
+Numba would fail every later start until the files were deleted by hand
+(meeple_gym.core.cache_repair; tests/test_kernel_cache.py). Processes may share a cache: each
+file is written to a temporary name and renamed, so none reads a partly written one.
 
 One specialisation per kernel
 ----------------------------
@@ -127,7 +133,7 @@ from numba.core import dispatcher as numba_dispatcher
 from numba.core import ir as numba_ir
 from numba.core import lowering as numba_lowering
 from numba.core.analysis import compute_cfg_from_blocks
-from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.caching import CompileResultCacheImpl
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import FunctionPass, LoweringPass, register_pass
@@ -136,6 +142,7 @@ from numba.core.typed_passes import IRLegalization, NativeLowering, NopythonRewr
 from numba.extending import intrinsic
 
 from meeple_gym.core import threads  # noqa: F401 - sets the threading layer before any kernel
+from meeple_gym.core.cache_repair import CacheWarning, RepairingFunctionCache
 
 JIT_OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
 
@@ -145,10 +152,6 @@ KERNEL_OPT_LEVEL = os.environ.get("NUMBA_OPT", "2")
 
 CACHE_ENV_VAR = "MEEPLE_GYM_CACHE_DIR"
 _SOURCE_SUFFIXES = (".py", ".csv", ".json")
-
-
-class CacheWarning(UserWarning):
-    """Kernels compile without an on-disk cache (no writable cache directory)."""
 
 
 def _package_version() -> str:
@@ -202,7 +205,8 @@ def group_sources(group: str) -> list[tuple[str, Path]]:
     files = [
         (f"meeple_gym/core/{p.name}", p)
         for p in core.glob("*.py")
-        if p.name == "jit.py" or _defines_kernels(p)
+        # cache_repair.py writes the data files' format: a change there must not read old ones.
+        if p.name in ("jit.py", "cache_repair.py") or _defines_kernels(p)
     ]
     if group != "core":
         game = package_dir(f"meeple_gym.{group}")
@@ -472,8 +476,10 @@ def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
     else:
         with _numba_cache_dir(path):
             dispatcher = numba.njit(**JIT_OPTIONS, **extra)(fn)
-            if extra.get("pipeline_class") is _LinkOnlyPipeline:
-                dispatcher._cache = _LinkOnlyFunctionCache(fn)
+            # Numba's own cache fails on every load of a damaged entry; ours drops it.
+            link_only = extra.get("pipeline_class") is _LinkOnlyPipeline
+            cache_class = _LinkOnlyFunctionCache if link_only else RepairingFunctionCache
+            dispatcher._cache = cache_class(fn)
     if type(dispatcher._compiler) is numba_dispatcher._FunctionCompiler:
         dispatcher._compiler.__class__ = _QuickFlagsCompiler
     dispatcher.__class__ = _KernelDispatcher
@@ -717,7 +723,7 @@ class _LinkOnlyCacheImpl(CompileResultCacheImpl):
             codegen._library_class = previous
 
 
-class _LinkOnlyFunctionCache(FunctionCache):
+class _LinkOnlyFunctionCache(RepairingFunctionCache):
     _impl_class = _LinkOnlyCacheImpl
 
 
@@ -935,7 +941,8 @@ def _load_generated(source: str, group: str, module_name: str):
         file = Path(path) / "standalone" / f"{module_name}.py"
         try:
             file.parent.mkdir(exist_ok=True)
-            if not file.is_file() or file.read_text() != source:
+            # errors="replace": a garbled file is rewritten, not a UnicodeDecodeError.
+            if not file.is_file() or file.read_text(errors="replace") != source:
                 with tempfile.NamedTemporaryFile("w", dir=file.parent, delete=False) as tmp:
                     tmp.write(source)
                 os.utime(tmp.name, (0, 0))
