@@ -47,6 +47,33 @@ def test_a_private_kernel_is_internal_and_still_answers_python():
     assert internal.library.get_pointer_to_function(internal.fndesc.llvm_func_name) == 0
 
 
+@jit.kernel(fragment=True)
+def _tripled(values, k):
+    return values[k] * 3
+
+
+@jit.kernel
+def sum_tripled(values):
+    total = 0
+    for k in range(values.shape[0]):
+        total += _tripled(values, k)
+    return total
+
+
+def test_a_fragment_is_internal_and_compiled_into_a_fragment_library():
+    values = np.arange(4, dtype=np.int64)
+    assert sum_tripled(values) == 18
+    assert _tripled(values, 3) == 9  # from Python, like any internal kernel
+    assert isinstance(_tripled, jit._InternalKernelDispatcher)
+    # checked on the declaration: with a warm cache the caller loads and the fragment is never
+    # compiled in this process
+    assert _tripled._compiler.pipeline_class is jit._FragmentPipeline
+    assert jit._FragmentPipeline._lowering is jit._FragmentLowering
+    assert issubclass(jit._FragmentLibrary, jit._LinkOnlyLibrary)  # no machine code either
+    with pytest.raises(ValueError, match="internal"):
+        jit.kernel(fragment=True)(lambda: 0)
+
+
 KERNEL_DECORATORS = ("kernel", "parallel_kernel", "standalone_kernel")
 
 

@@ -63,6 +63,17 @@ runtime values (tests/test_internal_kernels.py checks).
 Kernels compile at LLVM ``-O2`` (Numba's default is ``-O3``) unless ``NUMBA_OPT`` is set.
 Figures: benchmarks/README.md, issue 11.
 
+Fragments
+---------
+An internal kernel's module is optimised on its own, with every kernel it calls linked in, and
+again inside each kernel that links it. That is cheap for a helper, but not for parts of one
+large kernel: Radlands' op interpreter ``_exec`` split into one kernel per op (or per group of
+ops) had its code optimised twice, and Radlands' cold compile took 5-13% longer than with the
+one 671-line function. ``@kernel(fragment=True)`` declares such a part: its library
+(``_FragmentLibrary``) runs LLVM's function passes on its own functions but no module passes,
+so its code is optimised once, in the kernels that link it, as when it was inline
+(benchmarks/README.md, "Radlands ops and long functions").
+
 Record fields and default arguments
 -----------------------------------
 Every ``s.field[i]`` on a record's nested-array field makes Numba build a whole array
@@ -477,7 +488,8 @@ def _compile(fn, group=None, cacheable=True, cache_subdir=None, **extra):
         with _numba_cache_dir(path):
             dispatcher = numba.njit(**JIT_OPTIONS, **extra)(fn)
             # Numba's own cache fails on every load of a damaged entry; ours drops it.
-            link_only = extra.get("pipeline_class") is _LinkOnlyPipeline
+            pipeline = extra.get("pipeline_class")
+            link_only = isinstance(pipeline, type) and issubclass(pipeline, _LinkOnlyPipeline)
             cache_class = _LinkOnlyFunctionCache if link_only else RepairingFunctionCache
             dispatcher._cache = cache_class(fn)
     if type(dispatcher._compiler) is numba_dispatcher._FunctionCompiler:
@@ -522,6 +534,14 @@ class _LinkOnlyLibrary(numba_codegen.JITCodeLibrary):
     @property
     def codegen(self):
         return _EnvlessCodegen(self._codegen)
+
+
+class _FragmentLibrary(_LinkOnlyLibrary):
+    """The code library of a fragment (``kernel(fragment=True)``): not even its module is
+    optimised, only its functions; the kernels that link it optimise it with their own code."""
+
+    def _optimize_final_module(self):
+        pass
 
 
 class _EnvlessCodegen:
@@ -569,6 +589,16 @@ class _LinkOnlyLowering(_KernelLowering):
     def run_pass(self, state):
         if state.library is None:
             state.library = _LinkOnlyLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+        return super().run_pass(state)
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class _FragmentLowering(_KernelLowering):
+    _name = "meeple_gym_fragment_lowering"
+
+    def run_pass(self, state):
+        if state.library is None:
+            state.library = _FragmentLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
         return super().run_pass(state)
 
 
@@ -710,6 +740,12 @@ class _LinkOnlyPipeline(_KernelPipeline):
     _lowering = _LinkOnlyLowering
 
 
+class _FragmentPipeline(_LinkOnlyPipeline):
+    """``_KernelPipeline`` lowering into a ``_FragmentLibrary``."""
+
+    _lowering = _FragmentLowering
+
+
 class _LinkOnlyCacheImpl(CompileResultCacheImpl):
     def rebuild(self, target_context, payload):
         # Load the cached bitcode into a _LinkOnlyLibrary too; Numba would make a library that
@@ -738,10 +774,17 @@ def _compile_internal(fn, **extra):
     return dispatcher
 
 
-def kernel(fn):
+def kernel(fn=None, *, fragment=False):
     """Compile a serial kernel with the project's options. A private kernel (its name starts
     with ``_``) is internal: compiled for other kernels, with a separate copy for calls from
-    Python (see the module docstring)."""
+    Python (see the module docstring). ``@kernel(fragment=True)``: an internal kernel whose
+    module is optimised only inside the kernels that link it (see "Fragments")."""
+    if fn is None:
+        return functools.partial(kernel, fragment=fragment)
+    if fragment:
+        if not fn.__name__.startswith("_"):
+            raise ValueError(f"a fragment is internal: name it _{fn.__name__}")
+        return _compile_internal(fn, pipeline_class=_FragmentPipeline)
     if fn.__name__.startswith("_"):
         return _compile_internal(fn, pipeline_class=_LinkOnlyPipeline)
     return _compile(fn)
