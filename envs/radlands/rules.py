@@ -1060,16 +1060,6 @@ def _wait(s, decider, skip_allowed):
 
 
 @kernel
-def _offer(s, d, count, decider, skip_allowed):
-    """Ask ``decider`` to choose among the ``count`` options just put in ``pend_mask``; with
-    none, the step has nothing to do and the program moves on."""
-    if count == 0:
-        _next(s, d)
-        return DONE
-    return _wait(s, decider, skip_allowed)
-
-
-@kernel
 def _uids_of(s, p_mask, people, camps, only_damaged, unprot_viewer, out):
     """Collect uids of matching cards (p_mask bit p selects player p) into ``out``."""
     n = 0
@@ -1206,12 +1196,6 @@ def _fill_rearrange_places(s, owner, drops, mask):
 
 
 @kernel
-def _offer_rearrange_places(s, d, owner):
-    _fill_rearrange_places(s, owner, s.fr_aux[d], s.pend_mask)
-    return _wait(s, owner, False)
-
-
-@kernel
 def _step_possible(s, prog, pc, owner, src):
     op = CODE[prog, pc, 0]
     if op == OP_RESTORE or op == OP_DAMAGE:
@@ -1220,22 +1204,870 @@ def _step_possible(s, prog, pc, owner, src):
     return True
 
 
-@kernel
-def _choose_ability(s, d, owner, src, p, c, i):
-    """CHOOSE among the usable abilities of person (p, c, i) borrowed by ``src``; returns the
-    single option when there is exactly one (k), -2 when a choice is pending, -1 if none."""
-    s.pend_mask[:] = 0
+# ---- what each op asks -----------------------------------------------------------------------
+# For every op that can wait, one branch below says which decision it waits for at its frame's
+# stage: it writes the legal options into ``mask`` and returns them as a question. The ops
+# offer exactly that (they call these kernels), and _pending_choices recomputes a snapshot's
+# pending decision from the same kernels, so the two cannot drift apart.
+#
+# A question packs the number of options written, whether SKIP is allowed too and the decider
+# into one integer: count * Q_COUNT + Q_SKIP (if allowed) + decider. NO_QUESTION: the op never
+# waits at this stage. The ops' questions are split over two kernels, _ask_target and
+# _ask_other (see "the ops" for why not one kernel per op).
+NO_QUESTION = -1
+Q_SKIP = 2
+Q_COUNT = 4
+
+
+@kernel(fragment=True)
+def _question(count, decider, skip):
+    return count * Q_COUNT + (Q_SKIP if skip else 0) + decider
+
+
+@kernel(fragment=True)
+def _wait_for(s, q):
+    """Wait for the answer to question ``q`` (its options are already in ``pend_mask``)."""
+    return _wait(s, q & 1, (q & Q_SKIP) != 0)
+
+
+@kernel(fragment=True)
+def _offer(s, d, q):
+    """Ask question ``q``; with no option the step has nothing to do and the program moves
+    on."""
+    if q < Q_COUNT:
+        _next(s, d)
+        return DONE
+    return _wait_for(s, q)
+
+
+@kernel(fragment=True)
+def _fill_room(s, p, t, budget, mask):
+    """TARGET actions on p's people who may be destroyed to make room for a person of type t
+    (RAD-A2: every column is full): those in a column whose play cost fits ``budget``."""
     count = 0
-    last = -1
+    for c in range(COLS):
+        if _play_cost(s, p, t, c) <= budget:
+            for i in range(s.col_len[p, c]):
+                if s.ent_kind[p, c, i] == PERSON:
+                    mask[A_TARGET + c * 3 + i] = 1
+                    count += 1
+    return count
+
+
+@kernel(fragment=True)
+def _ask_borrowed(s, owner, user, that, mask):
+    """CHOOSE among the usable abilities of person ``that`` run by ``user`` (Mimic, Adrenaline
+    Lab, Parachute Base); a single option is taken without asking."""
+    pos = _find_uid(s, that)
+    if pos < 0:
+        return NO_QUESTION
+    count = 0
     for k in range(2):
-        if _borrow_ok(s, owner, src, p, c, i, k):
-            s.pend_mask[A_CHOOSE + k] = 1
+        if _borrow_ok(s, owner, user, pos // 9, (pos % 9) // 3, pos % 3, k):
+            mask[A_CHOOSE + k] = 1
             count += 1
-            last = k
-    if count <= 1:
-        s.pend_mask[:] = 0
-        return last
-    return -2
+    if count < 2:
+        return NO_QUESTION
+    return _question(count, owner, False)
+
+
+@kernel(fragment=True)
+def _ask_target(s, d, op, arg, owner, decider, src, stage, mask):
+    """The question of an op that picks a card, a column or an event (ASK_KERNEL 0)."""
+    if op == OP_DAMAGE or op == OP_DESTROY:
+        # a target of kind arg (RAD-G1), unless the source card itself is the target
+        if stage != 0 or arg == T_SELF:
+            return NO_QUESTION
+        return _question(_fill_targets(s, decider, arg, src, mask), decider, False)
+    if op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
+        if stage != 0:
+            return NO_QUESTION
+        tk = T_OWN_DAMAGED_CARD
+        if op == OP_RESTORE:
+            tk = arg
+        elif op == OP_RESTORE_READY:
+            tk = T_OWN_DAMAGED_PERSON
+        return _question(_fill_targets(s, owner, tk, src, mask), owner, True)  # RAD-I3
+    if op == OP_JUGGERNAUT:
+        # stage 1: the opponent picks one of their camps to destroy
+        if stage != 1:
+            return NO_QUESTION
+        return _question(_fill_targets(s, 1 - owner, T_OWN_CAMP, 0, mask), 1 - owner, False)
+    if op == OP_OCTAGON or op == OP_FAMINE:
+        # stage 0: the owner's sacrifice (keeps one person), stage 1: the opponent's
+        if stage > 1:
+            return NO_QUESTION
+        who = owner if stage == 0 else 1 - owner
+        count = 0
+        if op == OP_OCTAGON or _people_count(s, who) >= 2:  # Famine: subtleties §16
+            count = _fill_targets(s, who, T_OWN_PERSON, 0, mask)
+        return _question(count, who, False)
+    if stage != 0:
+        return NO_QUESTION  # the ops below ask at stage 0 only
+    if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
+        count = _fill_columns(s, owner, op == OP_COLUMN_DESTROY_PEOPLE, mask)
+        return _question(count, owner, False)
+    if op == OP_RETURN_TO_HAND:
+        return _question(_fill_targets(s, owner, T_OWN_PERSON, 0, mask), owner, False)
+    if op == OP_ADVANCE_EVENT:
+        return _question(_fill_events(s, owner, mask), owner, False)
+    if op == OP_PUSH_BACK:
+        # CHOOSE: push the opponent's events back; optional
+        queue = s.queue[1 - owner]
+        if (queue[0] >= 0 and queue[1] < 0) or (queue[1] >= 0 and queue[2] < 0):
+            mask[A_CHOOSE] = 1
+            return _question(1, owner, True)
+        return _question(0, owner, True)
+    if op == OP_FLIP_PUNK or op == OP_REBUILD:
+        # Training Camp: one of your punks; Construction Yard: one of your destroyed camps
+        count = _fill_own(s, owner, op == OP_FLIP_PUNK, op == OP_REBUILD, mask)
+        return _question(count, owner, False)
+    return NO_QUESTION
+
+
+@kernel(fragment=True)
+def _ask_other(s, d, op, arg, owner, decider, src, stage, mask):
+    """The question of every other op that can wait (ASK_KERNEL 1)."""
+    opp = 1 - owner
+    count = 0
+    if op == OP_GAIN_PUNK or op == I_PLAY:
+        # stage 0 makes room, stages 1 and 2 place; a punk is declined before the sacrifice
+        # (SKIP), never after it
+        optional = op == OP_GAIN_PUNK
+        t = -1 if optional else arg
+        if stage == 0:
+            if not _board_full(s, owner):
+                return NO_QUESTION
+            if optional:
+                return _question(_fill_targets(s, owner, T_OWN_PERSON, 0, mask), owner, True)
+            return _question(_fill_room(s, owner, t, s.water, mask), owner, False)
+        if stage > 2:
+            return NO_QUESTION
+        count = _fill_placements(s, owner, t, s.water if t >= 0 else 0, mask)
+        return _question(count, owner, optional and stage == 1)
+    if op == OP_MERCENARY:
+        # the opponent: stage 0 which, 1 their card to destroy, 2 the cards to discard
+        if stage == 0:
+            mask[A_CHOOSE] = 1  # destroy one of their own cards
+            cards = 0
+            for t in range(N_DT):
+                cards += s.hand[opp, t]
+            if cards >= 2:
+                mask[A_CHOOSE + 1] = 1  # or discard 2 (never the Water Silo)
+            return _question(2 if cards >= 2 else 1, opp, False)
+        if stage == 1:
+            return _question(_fill_targets(s, opp, T_OWN_CARD, 0, mask), opp, False)
+        if stage != 2 or s.fr_aux[d] >= 2:
+            return NO_QUESTION
+        for t in range(N_DT):
+            if s.hand[opp, t] > 0:
+                mask[A_SELECT_HAND + t] = 1
+                count += 1
+        return _question(count, opp, False)
+    if op == OP_REARRANGE:
+        # stage 0: a person of yours to move, or SKIP to stop; stage 1: where it goes
+        if s.fr_aux[d] >= MAX_REARRANGE:
+            return NO_QUESTION
+        if stage == 0:
+            return _question(_fill_targets(s, owner, T_OWN_PERSON, 0, mask), owner, True)
+        if stage == 1 and s.lift_uid != 0:
+            return _question(_fill_rearrange_places(s, owner, s.fr_aux[d], mask), owner, False)
+        return NO_QUESTION
+    if op == OP_PARACHUTE:
+        # stage 0: the person; 1: room to make; 2: its place (where the play cost leaves
+        # enough for its cheapest ability); 3: its ability
+        t = s.fr_aux[d]
+        if stage == 0:
+            for u in range(N_PT):
+                if _parachute_ok(s, owner, u):
+                    mask[A_SELECT_HAND + u] = 1
+                    count += 1
+            return _question(count, owner, False)
+        if stage == 1 and not _board_full(s, owner):
+            return NO_QUESTION
+        if stage == 1:
+            count = _fill_room(s, owner, t, s.water - _cheapest_ability(t), mask)
+            return _question(count, owner, False)
+        if stage == 2:
+            count = _fill_placements(s, owner, t, s.water - _cheapest_ability(t), mask)
+            return _question(count, owner, False)
+        if stage != 3:
+            return NO_QUESTION
+        return _ask_borrowed(s, owner, s.fr_that[d], s.fr_that[d], mask)
+    if op == OP_MIMIC or op == OP_ADRENALINE:
+        # stage 0: the person whose ability is used, stage 1: which of its abilities
+        adrenaline = op == OP_ADRENALINE
+        if stage == 0:
+            return _question(_fill_borrow(s, owner, src, adrenaline, mask), owner, False)
+        if stage != 1:
+            return NO_QUESTION
+        that = s.fr_that[d]
+        return _ask_borrowed(s, owner, that if adrenaline else src, that, mask)
+    if stage != 0:
+        return NO_QUESTION  # the ops below ask at stage 0 only
+    if op == OP_MILL_JUNK or op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
+        # one of the cards just revealed; optional for Scientist's mill
+        for k in range(s.revealed_n):
+            mask[A_CHOOSE + k] = 1
+        return _question(s.revealed_n, owner, op == OP_MILL_JUNK)
+    if op == OP_CHOOSE or op == OP_AND_OR:
+        # CHOOSE: one of the next arg steps; AND_OR: the next step, the one after, or both
+        prog = s.fr_prog[d]
+        if prog == INTERNAL:
+            return NO_QUESTION
+        pc = s.fr_pc[d]
+        for k in range(arg if op == OP_CHOOSE else 2):
+            if _step_possible(s, prog, pc + 1 + k, owner, src):
+                mask[A_CHOOSE + k] = 1
+                count += 1
+        if op == OP_AND_OR and count == 2:
+            mask[A_CHOOSE + 2] = 1
+        return _question(count, owner, False)
+    if op == OP_DISCARD_HAND or op == OP_WAREHOUSE:
+        # DISCARD_HAND: arg cards; WAREHOUSE: one or more, then SKIP stops (never the Silo)
+        if op == OP_DISCARD_HAND and s.fr_aux[d] >= arg:
+            return NO_QUESTION
+        for t in range(N_DT):
+            if s.hand[owner, t] > 0:
+                mask[A_SELECT_HAND + t] = 1
+                count += 1
+        return _question(count, owner, op == OP_WAREHOUSE and s.fr_aux[d] >= 1)
+    return NO_QUESTION
+
+
+# ---- the ops ---------------------------------------------------------------------------------
+# Each op is one branch of a kernel below, the twin of an ``_op_`` method of the reference
+# (envs/radlands/reference.py); ops that share their code share a branch. A kernel is called
+# as ``(s, d, action, op, arg, owner, decider, src, stage)``: run the op of frame ``d``, or
+# resume it with ``action``; it returns WAIT, DONE or CONTINUE. What an op asks comes from
+# _ask_target or _ask_other. The ops are grouped into six kernels, not one kernel each: every
+# kernel costs Numba a compile of its own, and one per op made Radlands' cold compile 5% slower
+# even as fragments (meeple_gym.core.jit, "Fragments"), 13% as plain kernels; six fragments
+# compile as fast as the single 671-line function did (benchmarks/README.md, "Radlands ops and
+# long functions").
+
+
+@kernel(fragment=True)
+def _pick_borrowed(s, owner, user, that):
+    """Which ability of person ``that`` to run (_ask_borrowed): the single usable one, -1 for
+    none, or -2 while the owner is asked."""
+    s.pend_mask[:] = 0
+    if _ask_borrowed(s, owner, user, that, s.pend_mask) >= Q_COUNT:
+        return -2
+    k = -1
+    for j in range(2):
+        if s.pend_mask[A_CHOOSE + j] == 1:
+            k = j
+    s.pend_mask[:] = 0
+    return k
+
+
+@kernel(fragment=True)
+def _ops_hit(s, d, action, op, arg, owner, decider, src, stage):
+    """Ops that damage, destroy or restore (RAD-I1…I4): the twins of the reference's
+    ``_op_damage``, ``_op_destroy``, ``_op_restore*``, ``_op_*_set`` and ``_op_column_*``."""
+    if op == OP_DAMAGE or op == OP_DESTROY:
+        # DAMAGE (RAD-I2, RAD-I4) and DESTROY (RAD-I1): the source card itself, or a chosen target
+        if arg == T_SELF:
+            pos = _find_uid(s, src)
+            if pos >= 0:
+                p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+                if op == OP_DAMAGE:
+                    _hit(s, p, c, i)
+                else:
+                    _destroy_at(s, p, c, i)
+            _next(s, d)
+            return DONE
+        if action < 0:
+            q = _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+            if q < Q_COUNT:
+                s.fr_flags[d] = 0
+                _next(s, d)
+                return DONE
+            return _wait_for(s, q)
+        pos = _decode_target(s, decider, action)
+        p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+        s.fr_that[d] = s.ent_uid[p, c, i]
+        if op == OP_DAMAGE:
+            camp_hit = _hit(s, p, c, i)
+        else:
+            camp_hit = s.ent_kind[p, c, i] == CAMP
+            _destroy_at(s, p, c, i)
+        s.fr_flags[d] = 3 if camp_hit else 1
+        _next(s, d)
+        return DONE
+    if op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
+        # RESTORE, RESTORE_READY and RESTORE_MANY (Bonfire: one after another until SKIP)
+        if action == A_SKIP:
+            _next(s, d)
+            return DONE
+        if action >= 0:
+            pos = _decode_target(s, owner, action)
+            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+            if s.ent_kind[p, c, i] == CAMP:
+                s.camp_state[p, c] = 0
+            else:
+                s.ent_damaged[p, c, i] = 0
+                # RAD-I3: a restored person is not ready (Atomic Garden's is)
+                s.ent_not_ready[p, c, i] = 0 if op == OP_RESTORE_READY else 1
+            if op != OP_RESTORE_MANY:
+                s.fr_flags[d] = 1
+                _next(s, d)
+                return DONE
+            s.pend_mask[:] = 0  # then offer the next one
+        return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+    if op == OP_DAMAGE_SET or op == OP_DESTROY_SET:
+        # DAMAGE_SET and DESTROY_SET: the set is fixed before the first hit (subtleties §5)
+        uids = np.zeros(2 * COLS * DEPTH, np.int16)
+        enemy = 1 << (1 - owner)
+        if arg == SET_ALL_UNPROT_ENEMY_PEOPLE:
+            n = _uids_of(s, enemy, True, False, False, owner, uids)
+        elif arg == SET_ALL_DAMAGED_ENEMY_PEOPLE:
+            n = _uids_of(s, enemy, True, False, True, -1, uids)
+        elif arg == SET_ALL_ENEMY_CAMPS:
+            n = _uids_of(s, enemy, False, True, False, -1, uids)
+        else:
+            n = _uids_of(s, 3, True, False, False, -1, uids)
+        _next(s, d)
+        _apply_to_uids(s, uids, n, op == OP_DESTROY_SET)
+        return DONE
+    if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
+        # COLUMN_DAMAGE and COLUMN_DESTROY_PEOPLE: every card (person) of a chosen enemy column
+        people_only = op == OP_COLUMN_DESTROY_PEOPLE
+        if action < 0:
+            return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        p = 1 - owner
+        c = (action - A_SELECT_COLUMN) % 3
+        uids = np.zeros(DEPTH, np.int16)
+        n = 0
+        for i in range(s.col_len[p, c]):
+            if s.ent_kind[p, c, i] == PERSON or (not people_only and s.camp_state[p, c] < 2):
+                uids[n] = s.ent_uid[p, c, i]
+                n += 1
+        _next(s, d)
+        _apply_to_uids(s, uids, n, people_only)
+        return DONE
+    return DONE  # not reached: _exec sends each op to its kernel (OP_KERNEL)
+
+
+@kernel(fragment=True)
+def _ops_supply(s, d, action, op, arg, owner, decider, src, stage):
+    """Cards, water and punks (RAD-I5…I8, RAD-A1): ``_op_draw``, ``_op_water``,
+    ``_op_bombard_draw``, ``_op_raid``, ``_op_high_ground``, ``_op_gain_punk`` (and the
+    Play-a-person action), ``_op_mill_junk``, ``_op_return_to_hand``, ``_op_draw_discard``."""
+    if op == OP_DRAW:
+        _next(s, d)
+        _draw(s, owner, arg)  # RAD-I5
+        return DONE
+    if op == OP_WATER:
+        s.water += arg  # RAD-I7
+        _next(s, d)
+        return DONE
+    if op == OP_BOMBARD_DRAW:
+        n = 0
+        for c in range(COLS):
+            if s.camp_state[1 - owner, c] == 2:
+                n += 1
+        _next(s, d)
+        _draw(s, owner, n)
+        return DONE
+    if op == OP_RAID:
+        _next(s, d)
+        _raid(s, owner)  # RAD-I8
+        return DONE
+    if op == OP_HIGH_GROUND:
+        s.high_ground[owner] = 1
+        _next(s, d)
+        return DONE
+    if op == OP_GAIN_PUNK or op == I_PLAY:
+        # GAIN_PUNK (RAD-I6) and the Play-a-person action (RAD-A1): stage 0 makes room (RAD-A2),
+        # stage 1 places, stage 2 places after a sacrifice. A punk is optional, a play is not; a
+        # punk is declined before the sacrifice, never after it (a free self-destroy would break
+        # RAD-G2).
+        optional = op == OP_GAIN_PUNK
+        t = -1 if optional else arg
+        if action == A_SKIP:
+            _next(s, d)
+            return DONE
+        if stage == 0 and action >= 0:
+            pos = _decode_target(s, owner, action)
+            _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
+            s.fr_stage[d] = 2
+            s.pend_mask[:] = 0
+            stage = 2
+            action = -1
+        if stage == 0:
+            if _board_full(s, owner):
+                return _wait_for(
+                    s, _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+                )
+            s.fr_stage[d] = 1
+            stage = 1
+        if action < 0:
+            return _offer(s, d, _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        c = (action - A_PLACE) // 3
+        i = (action - A_PLACE) % 3
+        _next(s, d)
+        if optional:
+            card = _take_top(s)  # RAD-I6: the deck's top card, unseen
+            if card < 0:
+                return DONE
+            _enter_person(s, owner, c, i, card, 1)
+        else:
+            s.water -= _play_cost(s, owner, t, c)
+            s.hand[owner, t] -= 1
+            _enter_person(s, owner, c, i, t, 0)
+        return DONE
+    if op == OP_MILL_JUNK:
+        # Scientist: mill arg cards, then optionally run one of their junk effects
+        if action < 0:
+            s.revealed_n = 0
+            for _ in range(arg):
+                card = _take_top(s)
+                if card < 0:
+                    _next(s, d)
+                    return DONE
+                _discard_card(s, card)
+                s.revealed[s.revealed_n] = card
+                s.revealed_n += 1
+            return _wait_for(s, _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        _next(s, d)
+        if action != A_SKIP:
+            junk = DECK_TYPE_JUNK[s.revealed[action - A_CHOOSE]]
+            _push_program(s, JUNK_PROG[junk], owner, 0, FIN_NONE, 0)
+        return DONE
+    if op == OP_RETURN_TO_HAND:
+        if action < 0:
+            q = _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+            return _offer(s, d, q)
+        pos = _decode_target(s, owner, action)
+        c, i = (pos % 9) // 3, pos % 3
+        s.hand[owner, s.ent_type[owner, c, i]] += 1  # a punk comes back as a face-up card
+        _remove_entity(s, owner, c, i)
+        _next(s, d)
+        return DONE
+    if op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
+        # Interrogate keeps one of the arg drawn; Supply Depot discards one of the 2 drawn
+        if action < 0:
+            n = arg if op == OP_DRAW_DISCARD else 2
+            s.revealed_n = 0
+            for _ in range(n):
+                card = _take_top(s)
+                if card < 0:
+                    _next(s, d)
+                    return DONE
+                s.hand[owner, card] += 1
+                s.revealed[s.revealed_n] = card
+                s.revealed_n += 1
+            return _wait_for(s, _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        chosen = action - A_CHOOSE
+        for k in range(s.revealed_n):
+            drop = k != chosen if op == OP_DRAW_DISCARD else k == chosen
+            if drop:
+                t = s.revealed[k]
+                s.hand[owner, t] -= 1
+                _discard_card(s, t)
+        s.revealed_n = 0
+        _next(s, d)
+        return DONE
+    return DONE  # not reached: _exec sends each op to its kernel (OP_KERNEL)
+
+
+@kernel(fragment=True)
+def _ops_board(s, d, action, op, arg, owner, decider, src, stage):
+    """Events and camps with procedures of their own: ``_op_advance_event``,
+    ``_op_push_back``, resolving an event, ``_op_flip_punk``, ``_op_rebuild``, ``_op_juggernaut``,
+    ``_op_truce``."""
+    if op == OP_ADVANCE_EVENT:
+        if action < 0:
+            q = _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+            return _offer(s, d, q)
+        k = action - A_SELECT_EVENT
+        p = owner if k // 3 == 0 else 1 - owner
+        j = k % 3
+        e = s.queue[p, j]
+        s.queue[p, j] = -1
+        _next(s, d)
+        if j == 0:
+            # leaving slot 1 resolves the event for its owner (subtleties §9)
+            _push_internal(s, I_RESOLVE_EVENT, e, p, 0)
+        else:
+            s.queue[p, j - 1] = e
+        return DONE
+    if op == OP_PUSH_BACK:
+        if action < 0:
+            return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        if action == A_CHOOSE:
+            queue = s.queue[1 - owner]
+            for j in (1, 0):  # slot 2 first, so both can move when slot 3 is free
+                if queue[j] >= 0 and queue[j + 1] < 0:
+                    queue[j + 1] = queue[j]
+                    queue[j] = -1
+        _next(s, d)
+        return DONE
+    if op == I_RESOLVE_EVENT:
+        # an event (or Raiders) goes off: its program runs, then it is discarded (or returned)
+        _next(s, d)
+        s.event_resolved = 1
+        if arg == RAIDERS:
+            s.raiders_resolved[owner] = 1
+            _push_program(s, RAIDERS_PROG, owner, 0, FIN_RAIDERS, 0)
+        else:
+            _push_program(s, EVENT_PROG[arg - FIRST_EVENT], owner, 0, FIN_DISCARD, arg)
+        return DONE
+    if op == OP_FLIP_PUNK:
+        # Training Camp
+        if action < 0:
+            return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        pos = _decode_target(s, owner, action)
+        c, i = (pos % 9) // 3, pos % 3
+        t = s.ent_type[owner, c, i]
+        _next(s, d)
+        if t < FIRST_EVENT:
+            # a person stays where it is, face up, as if it had just entered play
+            s.ent_punk[owner, c, i] = 0
+            ready = _trait_person_active(s, owner, P_KARLI) or t == P_RESCUE_TEAM
+            s.ent_not_ready[owner, c, i] = 0 if ready else 1
+            _count_entry(s, owner)
+            if ENTER_PROG[t] >= 0:
+                _push_program(s, ENTER_PROG[t], owner, s.ent_uid[owner, c, i], FIN_NONE, 0)
+        else:
+            _remove_entity(s, owner, c, i)
+            _discard_card(s, t)
+            s.water += 1
+            _push_internal(s, OP_GAIN_PUNK, 0, owner, 0)
+        return DONE
+    if op == OP_REBUILD:
+        # Construction Yard: rebuild a destroyed camp, then destroy this camp
+        if action < 0:
+            return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+        pos = _decode_target(s, owner, action)
+        c = (pos % 9) // 3
+        s.camp_state[owner, c] = 0
+        s.camp_used[owner, c] = 1  # the rebuilt camp counts as used this turn
+        _next(s, d)
+        here = _find_uid(s, src)
+        if here >= 0:
+            _destroy_at(s, owner, (here % 9) // 3, here % 3)
+        return DONE
+    if op == OP_JUGGERNAUT:
+        here = _find_uid(s, src)
+        if stage == 0:
+            if here < 0:
+                _next(s, d)
+                return DONE
+            c, i = (here % 9) // 3, here % 3
+            if s.juggernaut_moves[owner] < 2:
+                # one space forward, even in an empty column; a person it passes drops behind it
+                # (subtleties §15)
+                s.juggernaut_moves[owner] += 1
+                if i < s.col_len[owner, c] - 1:
+                    _move_entity(s, owner, c, i, i + 1)
+                _next(s, d)
+                return DONE
+            # third move: back to its starting spot, and the opponent destroys one of their camps
+            s.juggernaut_moves[owner] = 0
+            if i > 0:
+                _move_entity(s, owner, c, i, 0)
+            s.fr_stage[d] = 1
+            return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, 1, s.pend_mask))
+        pos = _decode_target(s, 1 - owner, action)
+        _next(s, d)
+        _destroy_at(s, pos // 9, (pos % 9) // 3, pos % 3)
+        return DONE
+    if op == OP_TRUCE:
+        for p in range(N_PLAYERS):
+            for c in range(COLS):
+                for i in range(s.col_len[p, c] - 1, -1, -1):
+                    if s.ent_kind[p, c, i] == PERSON:
+                        s.hand[p, s.ent_type[p, c, i]] += 1
+                        _remove_entity(s, p, c, i)
+        _next(s, d)
+        return DONE
+    return DONE  # not reached: _exec sends each op to its kernel (OP_KERNEL)
+
+
+@kernel(fragment=True)
+def _ops_sacrifice(s, d, action, op, arg, owner, decider, src, stage):
+    """Ops that make a player give up cards or move people: ``_op_mercenary``,
+    ``_op_octagon``, ``_op_famine``, ``_op_rearrange``."""
+    if op == OP_MERCENARY:
+        # the opponent destroys one of their cards (stage 1) or discards 2 (stage 2)
+        opp = 1 - owner
+        if stage == 0:
+            if action < 0:
+                q = _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+                return _wait_for(s, q)
+            s.fr_stage[d] = 1 if action == A_CHOOSE else 2
+            s.pend_mask[:] = 0
+            stage = s.fr_stage[d]
+            action = -1
+        if stage == 1:
+            if action < 0:
+                q = _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+                return _wait_for(s, q)
+            pos = _decode_target(s, opp, action)
+            _next(s, d)
+            _destroy_at(s, pos // 9, (pos % 9) // 3, pos % 3)
+            return DONE
+        if action >= 0:
+            t = action - A_SELECT_HAND
+            s.hand[opp, t] -= 1
+            _discard_card(s, t)
+            s.fr_aux[d] += 1
+            s.pend_mask[:] = 0
+        if s.fr_aux[d] >= 2:
+            _next(s, d)
+            return DONE
+        return _wait_for(s, _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask))
+    if op == OP_OCTAGON:
+        # the owner sacrifices a person; if they did, the opponent sacrifices one
+        if stage == 0:
+            if action < 0:
+                return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, 0, s.pend_mask))
+            pos = _decode_target(s, owner, action)
+            _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
+            s.fr_stage[d] = 1
+            s.pend_mask[:] = 0
+            return _offer(s, d, _ask_target(s, d, op, arg, owner, decider, src, 1, s.pend_mask))
+        pos = _decode_target(s, 1 - owner, action)
+        _next(s, d)
+        _destroy_at(s, 1 - owner, (pos % 9) // 3, pos % 3)
+        return DONE
+    if op == OP_FAMINE:
+        # stage 0: the owner keeps one person, stage 1: the opponent does (subtleties §16)
+        while stage < 2:
+            who_keeps = owner if stage == 0 else 1 - owner
+            if action < 0:
+                q = _ask_target(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+                if q >= Q_COUNT:
+                    return _wait_for(s, q)
+            else:
+                pos = _decode_target(s, who_keeps, action)
+                keep = s.ent_uid[who_keeps, (pos % 9) // 3, pos % 3]
+                uids = np.zeros(2 * COLS, np.int16)
+                n = _uids_of(s, 1 << who_keeps, True, False, False, -1, uids)
+                for k in range(n):
+                    if uids[k] != keep:
+                        here = _find_uid(s, uids[k])
+                        _destroy_at(s, who_keeps, (here % 9) // 3, here % 3)
+                action = -1
+                s.pend_mask[:] = 0
+            stage += 1
+            s.fr_stage[d] = stage
+        _next(s, d)
+        return DONE
+    if op == OP_REARRANGE:
+        # High Ground. Stage 0: pick a person of yours (or SKIP to stop); stage 1: where it goes.
+        # Dropped into a full column it takes the place of a person there, who is lifted in turn,
+        # so full columns can swap people ("rearrange as you like"). fr_aux counts the drops.
+        if action == A_SKIP:
+            _next(s, d)
+            return DONE
+        if stage == 1 and action >= 0:
+            c = (action - A_PLACE) // 3
+            i = (action - A_PLACE) % 3
+            s.fr_aux[d] += 1
+            s.pend_mask[:] = 0
+            if s.col_len[owner, c] == DEPTH:
+                _swap_lifted(s, owner, c, i)
+                return _wait_for(s, _ask_other(s, d, op, arg, owner, decider, src, 1, s.pend_mask))
+            _drop(s, owner, c, i)
+            s.fr_stage[d] = 0
+            stage = 0
+            action = -1
+        if stage == 0:
+            if action < 0:
+                q = _ask_other(s, d, op, arg, owner, decider, src, 0, s.pend_mask)
+                return _offer(s, d, q)
+            pos = _decode_target(s, owner, action)
+            _lift(s, owner, (pos % 9) // 3, pos % 3)
+            s.fr_stage[d] = 1
+            s.pend_mask[:] = 0
+        return _wait_for(s, _ask_other(s, d, op, arg, owner, decider, src, 1, s.pend_mask))
+    return DONE  # not reached: _exec sends each op to its kernel (OP_KERNEL)
+
+
+@kernel(fragment=True)
+def _ops_flow(s, d, action, op, arg, owner, decider, src, stage):
+    """Choices between steps and hand choices: CHOOSE, AND_OR and IF (the reference's
+    ``_run``), ``_op_discard_hand`` and ``_op_warehouse``."""
+    if op == OP_CHOOSE:
+        # CHOOSE: run one of the next arg steps; with none possible, skip them all
+        prog = s.fr_prog[d]
+        pc = s.fr_pc[d]
+        if action < 0:
+            q = _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+            if q < Q_COUNT:
+                s.fr_pc[d] = pc + 1 + arg
+                return DONE
+            return _wait_for(s, q)
+        k = action - A_CHOOSE
+        s.fr_pc[d] = pc + 1 + arg
+        s.fr_stage[d] = 0
+        _push(s, prog, pc + 1 + k, pc + 2 + k, owner, src, 0, 0, FIN_NONE, 0)
+        return DONE
+    if op == OP_AND_OR:
+        # AND_OR: the next step, the one after it, or both
+        prog = s.fr_prog[d]
+        pc = s.fr_pc[d]
+        if action < 0:
+            q = _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+            if q < Q_COUNT:
+                s.fr_pc[d] = pc + 3
+                return DONE
+            return _wait_for(s, q)
+        k = action - A_CHOOSE
+        s.fr_pc[d] = pc + 3
+        s.fr_stage[d] = 0
+        if k != 0:  # the second step runs after the first, so it goes on the stack first
+            _push(s, prog, pc + 2, pc + 3, owner, src, 0, 0, FIN_NONE, 0)
+        if k != 1:
+            _push(s, prog, pc + 1, pc + 2, owner, src, 0, 0, FIN_NONE, 0)
+        return DONE
+    if op == OP_IF:
+        # when the condition is false, skip the next step
+        if _cond(s, owner, arg, s.fr_flags[d]):
+            _next(s, d)
+        else:
+            s.fr_pc[d] += 2
+            s.fr_stage[d] = 0
+        return DONE
+    if op == OP_DISCARD_HAND or op == OP_WAREHOUSE:
+        # DISCARD_HAND and WAREHOUSE (SKIP: stop discarding, draw that many plus one)
+        if action == A_SKIP:
+            n = s.fr_aux[d] + 1
+            _next(s, d)
+            _draw(s, owner, n)
+            return DONE
+        if action >= 0:
+            t = action - A_SELECT_HAND
+            s.hand[owner, t] -= 1
+            _discard_card(s, t)
+            s.fr_aux[d] += 1
+            s.pend_mask[:] = 0
+        q = _ask_other(s, d, op, arg, owner, decider, src, stage, s.pend_mask)
+        if q >= Q_COUNT:
+            return _wait_for(s, q)
+        n = s.fr_aux[d] + 1
+        _next(s, d)
+        if op == OP_WAREHOUSE:
+            _draw(s, owner, n)  # an empty hand ends the discarding too
+        return DONE
+    return DONE  # not reached: _exec sends each op to its kernel (OP_KERNEL)
+
+
+@kernel(fragment=True)
+def _ops_borrow(s, d, action, op, arg, owner, decider, src, stage):
+    """Borrowed abilities: ``_op_mimic``, ``_op_adrenaline``, ``_op_parachute``."""
+    if op == OP_MIMIC or op == OP_ADRENALINE:
+        # MIMIC and ADRENALINE: pick a person (stage 0), run one of its abilities (1), and after
+        # it (2) Adrenaline Lab destroys that person
+        adrenaline = op == OP_ADRENALINE
+        if stage == 0:
+            if action < 0:
+                return _offer(s, d, _ask_other(s, d, op, arg, owner, decider, src, 0, s.pend_mask))
+            pos = _decode_target(s, owner, action)
+            s.fr_that[d] = s.ent_uid[pos // 9, (pos % 9) // 3, pos % 3]
+            s.fr_stage[d] = 1
+            stage = 1
+            action = -1
+        if stage == 1:
+            pos = _find_uid(s, s.fr_that[d])
+            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
+            user = s.fr_that[d] if adrenaline else src
+            if action < 0:
+                k = _pick_borrowed(s, owner, user, s.fr_that[d])
+                if k == -2:
+                    return _wait(s, owner, False)
+            else:
+                k = action - A_CHOOSE
+            t = s.ent_type[p, c, i]
+            s.fr_stage[d] = 2
+            if k >= 0:
+                s.water -= PERSON_ABILITY_COST[t, k]
+                _push_program(s, PERSON_PROG[t, k], owner, user, FIN_NONE, 0)
+            return CONTINUE
+        if adrenaline:
+            here = _find_uid(s, s.fr_that[d])
+            if here >= 0:
+                _destroy_at(s, here // 9, (here % 9) // 3, here % 3)
+        _next(s, d)
+        return DONE
+    if op == OP_PARACHUTE:
+        # stage 0: pick the person; 1: make room; 2: place; 3: pick its ability; 4: damage it
+        if stage == 0:
+            if action < 0:
+                return _offer(s, d, _ask_other(s, d, op, arg, owner, decider, src, 0, s.pend_mask))
+            s.fr_aux[d] = action - A_SELECT_HAND
+            s.fr_stage[d] = 1
+            stage = 1
+            action = -1
+            s.pend_mask[:] = 0
+        t = s.fr_aux[d]
+        if stage == 1:
+            if action >= 0:
+                pos = _decode_target(s, owner, action)
+                _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
+                action = -1
+                s.pend_mask[:] = 0
+            elif _board_full(s, owner):
+                # only people whose column can then take the person and pay its ability
+                return _wait_for(s, _ask_other(s, d, op, arg, owner, decider, src, 1, s.pend_mask))
+            s.fr_stage[d] = 2
+            stage = 2
+        if stage == 2:
+            if action < 0:
+                return _offer(s, d, _ask_other(s, d, op, arg, owner, decider, src, 2, s.pend_mask))
+            c = (action - A_PLACE) // 3
+            i = (action - A_PLACE) % 3
+            s.water -= _play_cost(s, owner, t, c)
+            s.hand[owner, t] -= 1
+            s.fr_stage[d] = 3
+            s.fr_that[d] = _enter_person(s, owner, c, i, t, 0)
+            return CONTINUE
+        if stage == 3:
+            if _find_uid(s, s.fr_that[d]) < 0:
+                _next(s, d)
+                return DONE
+            if action < 0:
+                k = _pick_borrowed(s, owner, s.fr_that[d], s.fr_that[d])
+                if k == -2:
+                    return _wait(s, owner, False)
+            else:
+                k = action - A_CHOOSE
+            s.fr_stage[d] = 4
+            if k >= 0:
+                s.water -= PERSON_ABILITY_COST[t, k]
+                _push_program(s, PERSON_PROG[t, k], owner, s.fr_that[d], FIN_NONE, 0)
+            return CONTINUE
+        here = _find_uid(s, s.fr_that[d])
+        _next(s, d)
+        if here >= 0:
+            _hit(s, here // 9, (here % 9) // 3, here % 3)
+        return DONE
+    return DONE  # not reached: _exec sends each op to its kernel (OP_KERNEL)
+
+
+# Which kernel runs each op (_exec): 0 _ops_hit, 1 _ops_supply, 2 _ops_board, 3 _ops_sacrifice,
+# 4 _ops_flow, 5 _ops_borrow; -1 for none.
+_OP_KERNELS = (
+    ("DAMAGE", "DESTROY", "RESTORE", "RESTORE_READY", "RESTORE_MANY", "DAMAGE_SET", "DESTROY_SET")
+    + ("COLUMN_DAMAGE", "COLUMN_DESTROY_PEOPLE"),
+    ("DRAW", "WATER", "BOMBARD_DRAW", "RAID", "HIGH_GROUND", "GAIN_PUNK", "MILL_JUNK")
+    + ("RETURN_TO_HAND", "DRAW_DISCARD", "DRAW_2_DISCARD_1"),
+    ("ADVANCE_EVENT", "PUSH_BACK", "FLIP_PUNK", "REBUILD", "JUGGERNAUT", "TRUCE"),
+    ("MERCENARY", "OCTAGON", "FAMINE", "REARRANGE"),
+    ("CHOOSE", "AND_OR", "IF", "DISCARD_HAND", "WAREHOUSE"),
+    ("MIMIC", "ADRENALINE", "PARACHUTE"),
+)
+OP_KERNEL = np.full(I_RESOLVE_EVENT + 1, -1, np.int8)
+for _k, _names in enumerate(_OP_KERNELS):
+    for _name in _names:
+        OP_KERNEL[OP[_name]] = _k
+OP_KERNEL[I_PLAY] = 1
+OP_KERNEL[I_RESOLVE_EVENT] = 2
+assert (OP_KERNEL[: len(OP)] >= 0).all(), "every table op needs a kernel"
 
 
 # Standalone: the interpreter's op dispatch is most of Radlands' code, and _run, _begin_turn and
@@ -1259,657 +2091,19 @@ def _exec(s, d, action):
     stage = s.fr_stage[d]
     if action < 0:
         s.pend_mask[:] = 0
-
-    # -- single-target damage / destroy / restore ------------------------------------------
-    if op == OP_DAMAGE or op == OP_DESTROY:
-        if arg == T_SELF:
-            pos = _find_uid(s, src)
-            if pos >= 0:
-                p, c, i = pos // 9, (pos % 9) // 3, pos % 3
-                if op == OP_DAMAGE:
-                    _hit(s, p, c, i)
-                else:
-                    _destroy_at(s, p, c, i)
-            _next(s, d)
-            return DONE
-        if action < 0:
-            if _fill_targets(s, decider, arg, src, s.pend_mask) == 0:
-                s.fr_flags[d] = 0
-                _next(s, d)
-                return DONE
-            return _wait(s, decider, False)
-        pos = _decode_target(s, decider, action)
-        p, c, i = pos // 9, (pos % 9) // 3, pos % 3
-        s.fr_that[d] = s.ent_uid[p, c, i]
-        if op == OP_DAMAGE:
-            camp_hit = _hit(s, p, c, i)
-        else:
-            camp_hit = s.ent_kind[p, c, i] == CAMP
-            _destroy_at(s, p, c, i)
-        s.fr_flags[d] = 3 if camp_hit else 1
-        _next(s, d)
-        return DONE
-
-    if op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
-        tk = T_OWN_DAMAGED_PERSON if op == OP_RESTORE_READY else T_OWN_DAMAGED_CARD
-        if op == OP_RESTORE:
-            tk = arg
-        if action < 0 or (op == OP_RESTORE_MANY and action != A_SKIP):
-            if action >= 0:  # RESTORE_MANY: apply, then offer the next one
-                pos = _decode_target(s, owner, action)
-                p, c, i = pos // 9, (pos % 9) // 3, pos % 3
-                if s.ent_kind[p, c, i] == CAMP:
-                    s.camp_state[p, c] = 0
-                else:
-                    s.ent_damaged[p, c, i] = 0
-                    s.ent_not_ready[p, c, i] = 1
-                s.pend_mask[:] = 0
-            if _fill_targets(s, owner, tk, src, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, True)  # RAD-I3: restoring is optional
-        if action == A_SKIP:
-            _next(s, d)
-            return DONE
-        pos = _decode_target(s, owner, action)
-        p, c, i = pos // 9, (pos % 9) // 3, pos % 3
-        if s.ent_kind[p, c, i] == CAMP:
-            s.camp_state[p, c] = 0
-        else:
-            s.ent_damaged[p, c, i] = 0
-            # RAD-I3: a restored person is not ready (Atomic Garden's is)
-            s.ent_not_ready[p, c, i] = 0 if op == OP_RESTORE_READY else 1
-        s.fr_flags[d] = 1
-        _next(s, d)
-        return DONE
-
-    # -- effects on sets and columns ---------------------------------------------------------
-    if op == OP_DAMAGE_SET or op == OP_DESTROY_SET:
-        uids = np.zeros(2 * COLS * DEPTH, np.int16)
-        enemy = 1 << (1 - owner)
-        if arg == SET_ALL_UNPROT_ENEMY_PEOPLE:
-            n = _uids_of(s, enemy, True, False, False, owner, uids)
-        elif arg == SET_ALL_DAMAGED_ENEMY_PEOPLE:
-            n = _uids_of(s, enemy, True, False, True, -1, uids)
-        elif arg == SET_ALL_ENEMY_CAMPS:
-            n = _uids_of(s, enemy, False, True, False, -1, uids)
-        else:
-            n = _uids_of(s, 3, True, False, False, -1, uids)
-        _next(s, d)
-        _apply_to_uids(s, uids, n, op == OP_DESTROY_SET)
-        return DONE
-
-    if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
-        people_only = op == OP_COLUMN_DESTROY_PEOPLE
-        if action < 0:
-            return _offer(s, d, _fill_columns(s, owner, people_only, s.pend_mask), owner, False)
-        p = 1 - owner
-        c = (action - A_SELECT_COLUMN) % 3
-        uids = np.zeros(DEPTH, np.int16)
-        n = 0
-        for i in range(s.col_len[p, c]):
-            if s.ent_kind[p, c, i] == PERSON or (not people_only and s.camp_state[p, c] < 2):
-                uids[n] = s.ent_uid[p, c, i]
-                n += 1
-        _next(s, d)
-        _apply_to_uids(s, uids, n, people_only)
-        return DONE
-
-    # -- cards and water ---------------------------------------------------------------------
-    if op == OP_DRAW:
-        _next(s, d)
-        _draw(s, owner, arg)
-        return DONE
-    if op == OP_WATER:
-        s.water += arg
-        _next(s, d)
-        return DONE
-    if op == OP_BOMBARD_DRAW:
-        n = 0
-        for c in range(COLS):
-            if s.camp_state[1 - owner, c] == 2:
-                n += 1
-        _next(s, d)
-        _draw(s, owner, n)
-        return DONE
-    if op == OP_RAID:
-        _next(s, d)
-        _raid(s, owner)
-        return DONE
-    if op == OP_HIGH_GROUND:
-        s.high_ground[owner] = 1
-        _next(s, d)
-        return DONE
-
-    if op == OP_GAIN_PUNK or op == I_PLAY:
-        # stage 0: make room (RAD-A2); stage 1: place; stage 2: place after a sacrifice.
-        # A punk is optional, a play is not; a punk is declined before the sacrifice, never
-        # after it (a free self-destroy would break RAD-G2).
-        optional = op == OP_GAIN_PUNK
-        t = -1 if optional else arg
-        if action == A_SKIP:
-            _next(s, d)
-            return DONE
-        if stage == 0 and action >= 0:
-            pos = _decode_target(s, owner, action)
-            _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
-            s.fr_stage[d] = 2
-            s.pend_mask[:] = 0
-            stage = 2
-            action = -1
-        if stage == 0:
-            if _board_full(s, owner):
-                if optional:
-                    _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask)
-                else:
-                    for c in range(COLS):
-                        if _play_cost(s, owner, t, c) <= s.water:
-                            for i in range(s.col_len[owner, c]):
-                                if s.ent_kind[owner, c, i] == PERSON:
-                                    s.pend_mask[A_TARGET + c * 3 + i] = 1
-                return _wait(s, owner, optional)
-            s.fr_stage[d] = 1
-            stage = 1
-        if action < 0:
-            budget = s.water if t >= 0 else 0
-            if _fill_placements(s, owner, t, budget, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, owner, optional and stage == 1)
-        c = (action - A_PLACE) // 3
-        i = (action - A_PLACE) % 3
-        _next(s, d)
-        if optional:
-            card = _take_top(s)  # RAD-I6: the deck's top card, unseen
-            if card < 0:
-                return DONE
-            _enter_person(s, owner, c, i, card, 1)
-        else:
-            s.water -= _play_cost(s, owner, t, c)
-            s.hand[owner, t] -= 1
-            _enter_person(s, owner, c, i, t, 0)
-        return DONE
-
-    if op == OP_MILL_JUNK:
-        if action < 0:
-            s.revealed_n = 0
-            for _ in range(arg):
-                card = _take_top(s)
-                if card < 0:
-                    _next(s, d)
-                    return DONE
-                _discard_card(s, card)
-                s.revealed[s.revealed_n] = card
-                s.revealed_n += 1
-            for k in range(s.revealed_n):
-                s.pend_mask[A_CHOOSE + k] = 1
-            return _wait(s, owner, True)
-        _next(s, d)
-        if action != A_SKIP:
-            junk = DECK_TYPE_JUNK[s.revealed[action - A_CHOOSE]]
-            _push_program(s, JUNK_PROG[junk], owner, 0, FIN_NONE, 0)
-        return DONE
-
-    if op == OP_RETURN_TO_HAND:
-        if action < 0:
-            return _offer(s, d, _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask), owner, False)
-        pos = _decode_target(s, owner, action)
-        c, i = (pos % 9) // 3, pos % 3
-        s.hand[owner, s.ent_type[owner, c, i]] += 1  # a punk comes back as a face-up card
-        _remove_entity(s, owner, c, i)
-        _next(s, d)
-        return DONE
-
-    # -- events ------------------------------------------------------------------------------
-    if op == OP_ADVANCE_EVENT:
-        if action < 0:
-            return _offer(s, d, _fill_events(s, owner, s.pend_mask), owner, False)
-        k = action - A_SELECT_EVENT
-        p = owner if k // 3 == 0 else 1 - owner
-        j = k % 3
-        e = s.queue[p, j]
-        s.queue[p, j] = -1
-        _next(s, d)
-        if j == 0:
-            # leaving slot 1 resolves the event for its owner (subtleties §9)
-            _push_internal(s, I_RESOLVE_EVENT, e, p, 0)
-        else:
-            s.queue[p, j - 1] = e
-        return DONE
-
-    if op == OP_PUSH_BACK:
-        q = s.queue[1 - owner]
-        if action < 0:
-            if (q[0] >= 0 and q[1] < 0) or (q[1] >= 0 and q[2] < 0):
-                s.pend_mask[A_CHOOSE] = 1
-                return _wait(s, owner, True)
-            _next(s, d)
-            return DONE
-        if action == A_CHOOSE:
-            for j in (1, 0):  # slot 2 first, so both can move when slot 3 is free
-                if q[j] >= 0 and q[j + 1] < 0:
-                    q[j + 1] = q[j]
-                    q[j] = -1
-        _next(s, d)
-        return DONE
-
-    if op == I_RESOLVE_EVENT:
-        _next(s, d)
-        s.event_resolved = 1
-        if arg == RAIDERS:
-            s.raiders_resolved[owner] = 1
-            _push_program(s, RAIDERS_PROG, owner, 0, FIN_RAIDERS, 0)
-        else:
-            _push_program(s, EVENT_PROG[arg - FIRST_EVENT], owner, 0, FIN_DISCARD, arg)
-        return DONE
-
-    # -- camps with their own procedures ------------------------------------------------------
-    if op == OP_FLIP_PUNK:
-        if action < 0:
-            return _offer(s, d, _fill_own(s, owner, True, False, s.pend_mask), owner, False)
-        pos = _decode_target(s, owner, action)
-        c, i = (pos % 9) // 3, pos % 3
-        t = s.ent_type[owner, c, i]
-        _next(s, d)
-        if t < FIRST_EVENT:
-            # a person stays where it is, face up, as if it had just entered play
-            s.ent_punk[owner, c, i] = 0
-            ready = _trait_person_active(s, owner, P_KARLI) or t == P_RESCUE_TEAM
-            s.ent_not_ready[owner, c, i] = 0 if ready else 1
-            _count_entry(s, owner)
-            if ENTER_PROG[t] >= 0:
-                _push_program(s, ENTER_PROG[t], owner, s.ent_uid[owner, c, i], FIN_NONE, 0)
-        else:
-            _remove_entity(s, owner, c, i)
-            _discard_card(s, t)
-            s.water += 1
-            _push_internal(s, OP_GAIN_PUNK, 0, owner, 0)
-        return DONE
-
-    if op == OP_REBUILD:
-        if action < 0:
-            return _offer(s, d, _fill_own(s, owner, False, True, s.pend_mask), owner, False)
-        pos = _decode_target(s, owner, action)
-        c = (pos % 9) // 3
-        s.camp_state[owner, c] = 0
-        s.camp_used[owner, c] = 1  # the rebuilt camp counts as used this turn
-        _next(s, d)
-        here = _find_uid(s, src)
-        if here >= 0:
-            _destroy_at(s, owner, (here % 9) // 3, here % 3)
-        return DONE
-
-    if op == OP_JUGGERNAUT:
-        here = _find_uid(s, src)
-        if stage == 0:
-            if here < 0:
-                _next(s, d)
-                return DONE
-            c, i = (here % 9) // 3, here % 3
-            if s.juggernaut_moves[owner] < 2:
-                # one space forward, even in an empty column; a person it passes drops behind
-                # it (subtleties §15)
-                s.juggernaut_moves[owner] += 1
-                if i < s.col_len[owner, c] - 1:
-                    _move_entity(s, owner, c, i, i + 1)
-                _next(s, d)
-                return DONE
-            # third move: back to its starting spot, and the opponent destroys one of their
-            # camps
-            s.juggernaut_moves[owner] = 0
-            if i > 0:
-                _move_entity(s, owner, c, i, 0)
-            s.fr_stage[d] = 1
-            if _fill_targets(s, 1 - owner, T_OWN_CAMP, 0, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, 1 - owner, False)
-        pos = _decode_target(s, 1 - owner, action)
-        _next(s, d)
-        _destroy_at(s, pos // 9, (pos % 9) // 3, pos % 3)
-        return DONE
-
-    if op == OP_MERCENARY:
-        opp = 1 - owner
-        if stage == 0:
-            if action < 0:
-                s.pend_mask[A_CHOOSE] = 1  # destroy one of their own cards
-                cards = 0
-                for t in range(N_DT):
-                    cards += s.hand[opp, t]
-                if cards >= 2:
-                    s.pend_mask[A_CHOOSE + 1] = 1  # or discard 2 (never the Water Silo)
-                return _wait(s, opp, False)
-            s.fr_stage[d] = 1 if action == A_CHOOSE else 2
-            s.pend_mask[:] = 0
-            stage = s.fr_stage[d]
-            action = -1
-        if stage == 1:
-            if action < 0:
-                _fill_targets(s, opp, T_OWN_CARD, 0, s.pend_mask)
-                return _wait(s, opp, False)
-            pos = _decode_target(s, opp, action)
-            _next(s, d)
-            _destroy_at(s, pos // 9, (pos % 9) // 3, pos % 3)
-            return DONE
-        if action >= 0:
-            t = action - A_SELECT_HAND
-            s.hand[opp, t] -= 1
-            _discard_card(s, t)
-            s.fr_aux[d] += 1
-            s.pend_mask[:] = 0
-        if s.fr_aux[d] >= 2:
-            _next(s, d)
-            return DONE
-        for t in range(N_DT):
-            if s.hand[opp, t] > 0:
-                s.pend_mask[A_SELECT_HAND + t] = 1
-        return _wait(s, opp, False)
-
-    if op == OP_OCTAGON:
-        if stage == 0:
-            if action < 0:
-                return _offer(
-                    s, d, _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask), owner, False
-                )
-            pos = _decode_target(s, owner, action)
-            _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
-            s.fr_stage[d] = 1
-            s.pend_mask[:] = 0
-            if _fill_targets(s, 1 - owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
-                _next(s, d)
-                return DONE
-            return _wait(s, 1 - owner, False)
-        pos = _decode_target(s, 1 - owner, action)
-        _next(s, d)
-        _destroy_at(s, 1 - owner, (pos % 9) // 3, pos % 3)
-        return DONE
-
-    if op == OP_FAMINE:
-        # stage 0: the owner keeps one person, stage 1: the opponent does (subtleties §16)
-        while stage < 2:
-            who_keeps = owner if stage == 0 else 1 - owner
-            if action < 0:
-                if _people_count(s, who_keeps) >= 2:
-                    _fill_targets(s, who_keeps, T_OWN_PERSON, 0, s.pend_mask)
-                    return _wait(s, who_keeps, False)
-            else:
-                pos = _decode_target(s, who_keeps, action)
-                keep = s.ent_uid[who_keeps, (pos % 9) // 3, pos % 3]
-                uids = np.zeros(2 * COLS, np.int16)
-                n = _uids_of(s, 1 << who_keeps, True, False, False, -1, uids)
-                for k in range(n):
-                    if uids[k] != keep:
-                        here = _find_uid(s, uids[k])
-                        _destroy_at(s, who_keeps, (here % 9) // 3, here % 3)
-                action = -1
-                s.pend_mask[:] = 0
-            stage += 1
-            s.fr_stage[d] = stage
-        _next(s, d)
-        return DONE
-
-    if op == OP_TRUCE:
-        for p in range(N_PLAYERS):
-            for c in range(COLS):
-                for i in range(s.col_len[p, c] - 1, -1, -1):
-                    if s.ent_kind[p, c, i] == PERSON:
-                        s.hand[p, s.ent_type[p, c, i]] += 1
-                        _remove_entity(s, p, c, i)
-        _next(s, d)
-        return DONE
-
-    if op == OP_REARRANGE:
-        # stage 0: pick a person of yours (or SKIP to stop); stage 1: where it goes. Dropped
-        # into a full column it takes the place of a person there, who is lifted in turn, so
-        # full columns can swap people ("rearrange as you like"). fr_aux counts the drops.
-        if action == A_SKIP:
-            _next(s, d)
-            return DONE
-        if stage == 1 and action >= 0:
-            c = (action - A_PLACE) // 3
-            i = (action - A_PLACE) % 3
-            s.fr_aux[d] += 1
-            s.pend_mask[:] = 0
-            if s.col_len[owner, c] == DEPTH:
-                _swap_lifted(s, owner, c, i)
-                return _offer_rearrange_places(s, d, owner)
-            _drop(s, owner, c, i)
-            s.fr_stage[d] = 0
-            stage = 0
-            action = -1
-        if stage == 0:
-            if action < 0:
-                if s.fr_aux[d] >= MAX_REARRANGE:
-                    _next(s, d)
-                    return DONE
-                if _fill_targets(s, owner, T_OWN_PERSON, 0, s.pend_mask) == 0:
-                    _next(s, d)
-                    return DONE
-                return _wait(s, owner, True)
-            pos = _decode_target(s, owner, action)
-            _lift(s, owner, (pos % 9) // 3, pos % 3)
-            s.fr_stage[d] = 1
-            s.pend_mask[:] = 0
-        return _offer_rearrange_places(s, d, owner)
-
-    # -- choices -------------------------------------------------------------------------------
-    if op == OP_CHOOSE:
-        pc = s.fr_pc[d]
-        if action < 0:
-            count = 0
-            for k in range(arg):
-                if _step_possible(s, prog, pc + 1 + k, owner, src):
-                    s.pend_mask[A_CHOOSE + k] = 1
-                    count += 1
-            if count == 0:
-                s.fr_pc[d] = pc + 1 + arg
-                return DONE
-            return _wait(s, owner, False)
-        k = action - A_CHOOSE
-        s.fr_pc[d] = pc + 1 + arg
-        s.fr_stage[d] = 0
-        _push(s, prog, pc + 1 + k, pc + 2 + k, owner, src, 0, 0, FIN_NONE, 0)
-        return DONE
-
-    if op == OP_AND_OR:
-        pc = s.fr_pc[d]
-        first = _step_possible(s, prog, pc + 1, owner, src)
-        second = _step_possible(s, prog, pc + 2, owner, src)
-        if action < 0:
-            if first:
-                s.pend_mask[A_CHOOSE] = 1
-            if second:
-                s.pend_mask[A_CHOOSE + 1] = 1
-            if first and second:
-                s.pend_mask[A_CHOOSE + 2] = 1
-            if not (first or second):
-                s.fr_pc[d] = pc + 3
-                return DONE
-            return _wait(s, owner, False)
-        k = action - A_CHOOSE
-        s.fr_pc[d] = pc + 3
-        s.fr_stage[d] = 0
-        if k != 0:  # the second step runs after the first, so it goes on the stack first
-            _push(s, prog, pc + 2, pc + 3, owner, src, 0, 0, FIN_NONE, 0)
-        if k != 1:
-            _push(s, prog, pc + 1, pc + 2, owner, src, 0, 0, FIN_NONE, 0)
-        return DONE
-
-    if op == OP_IF:
-        if _cond(s, owner, arg, s.fr_flags[d]):
-            _next(s, d)
-        else:
-            s.fr_pc[d] += 2
-            s.fr_stage[d] = 0
-        return DONE
-
-    # -- hand choices --------------------------------------------------------------------------
-    if op == OP_DISCARD_HAND or op == OP_WAREHOUSE:
-        if action == A_SKIP:  # Warehouse: stop discarding, draw that many plus one
-            n = s.fr_aux[d] + 1
-            _next(s, d)
-            _draw(s, owner, n)
-            return DONE
-        if action >= 0:
-            t = action - A_SELECT_HAND
-            s.hand[owner, t] -= 1
-            _discard_card(s, t)
-            s.fr_aux[d] += 1
-            s.pend_mask[:] = 0
-        if op == OP_DISCARD_HAND and s.fr_aux[d] >= arg:
-            _next(s, d)
-            return DONE
-        count = 0
-        for t in range(N_DT):
-            if s.hand[owner, t] > 0:
-                s.pend_mask[A_SELECT_HAND + t] = 1
-                count += 1
-        if count == 0:
-            n = s.fr_aux[d] + 1
-            _next(s, d)
-            if op == OP_WAREHOUSE:
-                _draw(s, owner, n)
-            return DONE
-        return _wait(s, owner, op == OP_WAREHOUSE and s.fr_aux[d] >= 1)
-
-    if op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
-        # Interrogate keeps one of the 4 drawn; Supply Depot discards one of the 2 drawn
-        if action < 0:
-            n = arg if op == OP_DRAW_DISCARD else 2
-            s.revealed_n = 0
-            for _ in range(n):
-                card = _take_top(s)
-                if card < 0:
-                    _next(s, d)
-                    return DONE
-                s.hand[owner, card] += 1
-                s.revealed[s.revealed_n] = card
-                s.revealed_n += 1
-            for k in range(s.revealed_n):
-                s.pend_mask[A_CHOOSE + k] = 1
-            return _wait(s, owner, False)
-        chosen = action - A_CHOOSE
-        for k in range(s.revealed_n):
-            drop = k != chosen if op == OP_DRAW_DISCARD else k == chosen
-            if drop:
-                t = s.revealed[k]
-                s.hand[owner, t] -= 1
-                _discard_card(s, t)
-        s.revealed_n = 0
-        _next(s, d)
-        return DONE
-
-    # -- borrowing abilities -------------------------------------------------------------------
-    if op == OP_MIMIC or op == OP_ADRENALINE:
-        adrenaline = op == OP_ADRENALINE
-        if stage == 0:
-            if action < 0:
-                return _offer(
-                    s, d, _fill_borrow(s, owner, src, adrenaline, s.pend_mask), owner, False
-                )
-            pos = _decode_target(s, owner, action)
-            s.fr_that[d] = s.ent_uid[pos // 9, (pos % 9) // 3, pos % 3]
-            s.fr_stage[d] = 1
-            stage = 1
-            action = -1
-        if stage == 1:
-            pos = _find_uid(s, s.fr_that[d])
-            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
-            user = s.fr_that[d] if adrenaline else src
-            if action < 0:
-                k = _choose_ability(s, d, owner, user, p, c, i)
-                if k == -2:
-                    return _wait(s, owner, False)
-            else:
-                k = action - A_CHOOSE
-            t = s.ent_type[p, c, i]
-            s.fr_stage[d] = 2
-            if k >= 0:
-                s.water -= PERSON_ABILITY_COST[t, k]
-                _push_program(s, PERSON_PROG[t, k], owner, user, FIN_NONE, 0)
-            return CONTINUE
-        # stage 2: after the borrowed ability, Adrenaline Lab destroys the person
-        if adrenaline:
-            here = _find_uid(s, s.fr_that[d])
-            if here >= 0:
-                _destroy_at(s, here // 9, (here % 9) // 3, here % 3)
-        _next(s, d)
-        return DONE
-
-    if op == OP_PARACHUTE:
-        # stage 0: pick the person; 1: make room; 2: place; 3: pick its ability; 4: damage it
-        if stage == 0:
-            if action < 0:
-                count = 0
-                for t in range(N_PT):
-                    if _parachute_ok(s, owner, t):
-                        s.pend_mask[A_SELECT_HAND + t] = 1
-                        count += 1
-                if count == 0:
-                    _next(s, d)
-                    return DONE
-                return _wait(s, owner, False)
-            s.fr_aux[d] = action - A_SELECT_HAND
-            s.fr_stage[d] = 1
-            stage = 1
-            action = -1
-            s.pend_mask[:] = 0
-        t = s.fr_aux[d]
-        if stage == 1:
-            if action >= 0:
-                pos = _decode_target(s, owner, action)
-                _destroy_at(s, owner, (pos % 9) // 3, pos % 3)
-                action = -1
-                s.pend_mask[:] = 0
-            elif _board_full(s, owner):
-                # only people whose column can then take the person and pay its ability
-                budget = s.water - _cheapest_ability(t)
-                for c in range(COLS):
-                    if _play_cost(s, owner, t, c) <= budget:
-                        for i in range(s.col_len[owner, c]):
-                            if s.ent_kind[owner, c, i] == PERSON:
-                                s.pend_mask[A_TARGET + c * 3 + i] = 1
-                return _wait(s, owner, False)
-            s.fr_stage[d] = 2
-            stage = 2
-        if stage == 2:
-            if action < 0:
-                budget = s.water - _cheapest_ability(t)
-                if _fill_placements(s, owner, t, budget, s.pend_mask) == 0:
-                    _next(s, d)
-                    return DONE
-                return _wait(s, owner, False)
-            c = (action - A_PLACE) // 3
-            i = (action - A_PLACE) % 3
-            s.water -= _play_cost(s, owner, t, c)
-            s.hand[owner, t] -= 1
-            s.fr_stage[d] = 3
-            s.fr_that[d] = _enter_person(s, owner, c, i, t, 0)
-            return CONTINUE
-        if stage == 3:
-            pos = _find_uid(s, s.fr_that[d])
-            if pos < 0:
-                _next(s, d)
-                return DONE
-            p, c, i = pos // 9, (pos % 9) // 3, pos % 3
-            if action < 0:
-                k = _choose_ability(s, d, owner, s.fr_that[d], p, c, i)
-                if k == -2:
-                    return _wait(s, owner, False)
-            else:
-                k = action - A_CHOOSE
-            s.fr_stage[d] = 4
-            if k >= 0:
-                s.water -= PERSON_ABILITY_COST[t, k]
-                _push_program(s, PERSON_PROG[t, k], owner, s.fr_that[d], FIN_NONE, 0)
-            return CONTINUE
-        here = _find_uid(s, s.fr_that[d])
-        _next(s, d)
-        if here >= 0:
-            _hit(s, here // 9, (here % 9) // 3, here % 3)
-        return DONE
-
+    kind = OP_KERNEL[op]
+    if kind == 0:
+        return _ops_hit(s, d, action, op, arg, owner, decider, src, stage)
+    if kind == 1:
+        return _ops_supply(s, d, action, op, arg, owner, decider, src, stage)
+    if kind == 2:
+        return _ops_board(s, d, action, op, arg, owner, decider, src, stage)
+    if kind == 3:
+        return _ops_sacrifice(s, d, action, op, arg, owner, decider, src, stage)
+    if kind == 4:
+        return _ops_flow(s, d, action, op, arg, owner, decider, src, stage)
+    if kind == 5:
+        return _ops_borrow(s, d, action, op, arg, owner, decider, src, stage)
     _next(s, d)  # an op with nothing to do
     return DONE
 
@@ -2138,21 +2332,11 @@ def legal_mask_into(states, g, mask):
 
 
 @kernel
-def _borrow_choices(s, owner, user, p, c, i, mask):
-    # the CHOOSE options of _choose_ability, written into ``mask``
-    count = 0
-    for k in range(2):
-        if _borrow_ok(s, owner, user, p, c, i, k):
-            mask[A_CHOOSE + k] = 1
-            count += 1
-    return count
-
-
-@kernel
 def _pending_choices(s, mask):
     """The decision the top frame is waiting for, recomputed from the position alone: fills
-    ``mask`` with the legal choices exactly as ``_exec`` offers them and returns the decider,
-    or -1 when the top frame cannot be waiting there (an unreachable stage or no choice).
+    ``mask`` with the legal choices exactly as ``_exec`` offers them (both ask _ask_target
+    and _ask_other) and returns the decider, or -1 with ``mask`` cleared when the top frame
+    cannot be waiting there (an unreachable stage or no choice).
 
     Only reads the record; snapshot.from_dict has already checked every index it uses (the
     frame's program, pc, stage, aux and that uid)."""
@@ -2170,207 +2354,18 @@ def _pending_choices(s, mask):
         arg = CODE[prog, s.fr_pc[d], 1]
         who = CODE[prog, s.fr_pc[d], 2]
     owner = s.fr_owner[d]
-    src = s.fr_src[d]
     decider = owner if who == 0 else 1 - owner
+    src = s.fr_src[d]
     stage = s.fr_stage[d]
-    opp = 1 - owner
-    count = 0
-    skip = False
-    if op == OP_DAMAGE or op == OP_DESTROY:
-        if stage != 0 or arg == T_SELF:
-            return -1
-        count = _fill_targets(s, decider, arg, src, mask)
-    elif op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
-        if stage != 0:
-            return -1
-        tk = arg if op == OP_RESTORE else T_OWN_DAMAGED_CARD
-        if op == OP_RESTORE_READY:
-            tk = T_OWN_DAMAGED_PERSON
-        count = _fill_targets(s, owner, tk, src, mask)
-        decider = owner
-        skip = True
-    elif op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
-        if stage != 0:
-            return -1
-        count = _fill_columns(s, owner, op == OP_COLUMN_DESTROY_PEOPLE, mask)
-        decider = owner
-    elif op == OP_GAIN_PUNK or op == I_PLAY:
-        optional = op == OP_GAIN_PUNK
-        t = -1 if optional else arg
-        decider = owner
-        if stage == 0:
-            if not _board_full(s, owner):
-                return -1
-            if optional:
-                count = _fill_targets(s, owner, T_OWN_PERSON, 0, mask)
-                skip = True
-            else:
-                for c in range(COLS):
-                    if _play_cost(s, owner, t, c) <= s.water:
-                        for i in range(s.col_len[owner, c]):
-                            if s.ent_kind[owner, c, i] == PERSON:
-                                mask[A_TARGET + c * 3 + i] = 1
-                                count += 1
-        elif stage <= 2:
-            budget = s.water if t >= 0 else 0
-            count = _fill_placements(s, owner, t, budget, mask)
-            skip = optional and stage == 1
-        else:
-            return -1
-    elif op == OP_MILL_JUNK or op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
-        if stage != 0:
-            return -1
-        for k in range(s.revealed_n):
-            mask[A_CHOOSE + k] = 1
-            count += 1
-        decider = owner
-        skip = op == OP_MILL_JUNK
-    elif op == OP_RETURN_TO_HAND:
-        count = _fill_targets(s, owner, T_OWN_PERSON, 0, mask) if stage == 0 else 0
-        decider = owner
-    elif op == OP_ADVANCE_EVENT:
-        count = _fill_events(s, owner, mask) if stage == 0 else 0
-        decider = owner
-    elif op == OP_PUSH_BACK:
-        q = s.queue[opp]
-        if stage == 0 and ((q[0] >= 0 and q[1] < 0) or (q[1] >= 0 and q[2] < 0)):
-            mask[A_CHOOSE] = 1
-            count = 1
-        decider = owner
-        skip = True
-    elif op == OP_FLIP_PUNK or op == OP_REBUILD:
-        if stage == 0:
-            count = _fill_own(s, owner, op == OP_FLIP_PUNK, op == OP_REBUILD, mask)
-        decider = owner
-    elif op == OP_JUGGERNAUT:
-        if stage != 1:
-            return -1
-        count = _fill_targets(s, opp, T_OWN_CAMP, 0, mask)
-        decider = opp
-    elif op == OP_MERCENARY:
-        decider = opp
-        if stage == 0:
-            mask[A_CHOOSE] = 1
-            count = 1
-            cards = 0
-            for t in range(N_DT):
-                cards += s.hand[opp, t]
-            if cards >= 2:
-                mask[A_CHOOSE + 1] = 1
-                count += 1
-        elif stage == 1:
-            count = _fill_targets(s, opp, T_OWN_CARD, 0, mask)
-        elif stage == 2 and s.fr_aux[d] < 2:
-            for t in range(N_DT):
-                if s.hand[opp, t] > 0:
-                    mask[A_SELECT_HAND + t] = 1
-                    count += 1
-        else:
-            return -1
-    elif op == OP_OCTAGON:
-        if stage > 1:
-            return -1
-        decider = owner if stage == 0 else opp
-        count = _fill_targets(s, decider, T_OWN_PERSON, 0, mask)
-    elif op == OP_FAMINE:
-        if stage > 1:
-            return -1
-        decider = owner if stage == 0 else opp
-        if _people_count(s, decider) >= 2:
-            count = _fill_targets(s, decider, T_OWN_PERSON, 0, mask)
-    elif op == OP_REARRANGE:
-        decider = owner
-        if s.fr_aux[d] >= MAX_REARRANGE:
-            return -1
-        if stage == 0:
-            count = _fill_targets(s, owner, T_OWN_PERSON, 0, mask)
-            skip = True
-        elif stage == 1 and s.lift_uid != 0:
-            count = _fill_rearrange_places(s, owner, s.fr_aux[d], mask)
-        else:
-            return -1
-    elif op == OP_CHOOSE or op == OP_AND_OR:
-        if prog == INTERNAL or stage != 0:
-            return -1
-        pc = s.fr_pc[d]
-        decider = owner
-        if op == OP_CHOOSE:
-            for k in range(arg):
-                if _step_possible(s, prog, pc + 1 + k, owner, src):
-                    mask[A_CHOOSE + k] = 1
-                    count += 1
-        else:
-            first = _step_possible(s, prog, pc + 1, owner, src)
-            second = _step_possible(s, prog, pc + 2, owner, src)
-            if first:
-                mask[A_CHOOSE] = 1
-            if second:
-                mask[A_CHOOSE + 1] = 1
-            if first and second:
-                mask[A_CHOOSE + 2] = 1
-            count = (1 if first else 0) + (1 if second else 0)
-    elif op == OP_DISCARD_HAND or op == OP_WAREHOUSE:
-        if stage != 0 or (op == OP_DISCARD_HAND and s.fr_aux[d] >= arg):
-            return -1
-        for t in range(N_DT):
-            if s.hand[owner, t] > 0:
-                mask[A_SELECT_HAND + t] = 1
-                count += 1
-        decider = owner
-        skip = op == OP_WAREHOUSE and s.fr_aux[d] >= 1
-    elif op == OP_MIMIC or op == OP_ADRENALINE:
-        decider = owner
-        if stage == 0:
-            count = _fill_borrow(s, owner, src, op == OP_ADRENALINE, mask)
-        elif stage == 1:
-            pos = _find_uid(s, s.fr_that[d])
-            if pos < 0:
-                return -1
-            user = s.fr_that[d] if op == OP_ADRENALINE else src
-            count = _borrow_choices(s, owner, user, pos // 9, (pos % 9) // 3, pos % 3, mask)
-            if count < 2:
-                return -1  # a single option is taken without asking
-        else:
-            return -1
-    elif op == OP_PARACHUTE:
-        decider = owner
-        t = s.fr_aux[d]
-        if stage == 0:
-            for u in range(N_PT):
-                if _parachute_ok(s, owner, u):
-                    mask[A_SELECT_HAND + u] = 1
-                    count += 1
-        elif stage == 1:
-            if not _board_full(s, owner):
-                return -1
-            budget = s.water - _cheapest_ability(t)
-            for c in range(COLS):
-                if _play_cost(s, owner, t, c) <= budget:
-                    for i in range(s.col_len[owner, c]):
-                        if s.ent_kind[owner, c, i] == PERSON:
-                            mask[A_TARGET + c * 3 + i] = 1
-                            count += 1
-        elif stage == 2:
-            budget = s.water - _cheapest_ability(t)
-            count = _fill_placements(s, owner, t, budget, mask)
-        elif stage == 3:
-            pos = _find_uid(s, s.fr_that[d])
-            if pos < 0:
-                return -1
-            user = s.fr_that[d]
-            count = _borrow_choices(s, owner, user, pos // 9, (pos % 9) // 3, pos % 3, mask)
-            if count < 2:
-                return -1
-        else:
-            return -1
-    else:
-        return -1  # this op never waits for a decision
-    if count == 0:
+    q = _ask_target(s, d, op, arg, owner, decider, src, stage, mask)
+    if q == NO_QUESTION:
+        q = _ask_other(s, d, op, arg, owner, decider, src, stage, mask)
+    if q < Q_COUNT:
         mask[:] = 0
         return -1
-    if skip:
+    if q & Q_SKIP:
         mask[A_SKIP] = 1
-    return decider
+    return q & 1
 
 
 @kernel
