@@ -149,9 +149,8 @@ PHASE_NAMES = ("draft", "actions", "decision", "over")
 INTERNAL = -1  # fr_prog of a frame that runs one internal op
 # internal ops, numbered after the table ops
 I_PLAY = len(OP)  # arg = person type: the Play-a-person action (RAD-A1, RAD-A2)
-I_USE = I_PLAY + 1  # arg = uid: choose one of its abilities, pay, run it
-I_DESTROY_UID = I_PLAY + 2  # arg = uid
-I_DAMAGE_UID = I_PLAY + 3  # arg = uid
+# I_PLAY + 1 … + 3 were ops nothing pushed; the numbers stay free so that records and the
+# observation's op one-hot (encoders/radlands.py) keep their layout.
 I_RESOLVE_EVENT = I_PLAY + 4  # arg = deck type or RAIDERS: run it, then discard / return it
 # after-frame actions
 FIN_NONE, FIN_DISCARD, FIN_RAIDERS = 0, 1, 2

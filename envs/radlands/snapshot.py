@@ -270,17 +270,10 @@ PROGRAM_NAMES = _program_names()
 _PROGRAM_INDEX = {name: prog for prog, name in PROGRAM_NAMES.items()}
 assert len(_PROGRAM_INDEX) == len(PROGRAM_NAMES)
 # internal frames run one op: a table op (e.g. the punk after Training Camp flips an event) or
-# one of the kernel's own (numbered from I_PLAY on)
-INTERNAL_OPS = tuple(name.lower() for name in OPS) + (
-    "play_person",
-    "use_ability",
-    "destroy_uid",
-    "damage_uid",
-    "resolve_event",
-)
-assert INTERNAL_OPS.index("play_person") == I_PLAY
-assert INTERNAL_OPS.index("resolve_event") == I_RESOLVE_EVENT
-_INTERNAL_INDEX = {name: op for op, name in enumerate(INTERNAL_OPS)}
+# one of the kernel's own (numbered from I_PLAY on); op code -> name
+INTERNAL_OPS = {op: name.lower() for op, name in enumerate(OPS)}
+INTERNAL_OPS.update({I_PLAY: "play_person", I_RESOLVE_EVENT: "resolve_event"})
+_INTERNAL_INDEX = {name: op for op, name in INTERNAL_OPS.items()}
 _OP = {name: i for i, name in enumerate(OPS)}
 
 
@@ -479,7 +472,7 @@ def _frame_dict(s, d: int) -> dict:
             _refuse(f"frame {d} runs program {prog}, which no card owns")
         return {"program": PROGRAM_NAMES[prog], "end": int(s["fr_end"][d]), **common}
     op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
-    if not 0 <= op < len(INTERNAL_OPS):
+    if op not in INTERNAL_OPS:
         _refuse(f"internal frame {d} runs op {op}")
     if op == I_PLAY:
         arg_value = CARD_NAMES[arg]
@@ -1322,7 +1315,7 @@ def _check_stack(s):
                 _fail(
                     f"{path}.internal",
                     "the kernel runs only play_person, resolve_event and gain_punk as steps "
-                    f"of their own, not {INTERNAL_OPS[op]!r}",
+                    f"of their own, not {INTERNAL_OPS.get(op, op)!r}",
                 )
             if op == _OP["GAIN_PUNK"] and arg != 0:
                 _fail(f"{path}.arg", "gain_punk takes no argument (0)")
