@@ -1078,23 +1078,11 @@ def _set_cost(s, f, t):
         s.fr_cost[f, r] = COST[t, r]
 
 
-@kernel
-def _run_play(s, f):
-    p = s.fr_actor[f]
-    t = s.fr_a[f]
-    stage = s.fr_stage[f]
+@kernel(fragment=True)
+def _pay_for_play(s, f, p, t, stage):
+    """The payment stages of playing card t (EVD-P2, EVD-P3): the method, then what it asks
+    for (a prisoner for the Dungeon, the resources a discount or the Judge changes)."""
     mask = s.pend_mask
-    if stage == PS_START:
-        origin = s.fr_b[f]
-        if origin == O_FREE:
-            s.fr_stage[f] = PS_PLACE
-        elif origin == O_INN or origin == O_FOREST:
-            _set_cost(s, f, t)
-            s.fr_n[f] = 3 if origin == O_INN else 1
-            s.fr_stage[f] = PS_REDUCE
-        else:
-            s.fr_stage[f] = PS_PAY
-        return GO
     if stage == PS_PAY:
         a = _take_answer(s)
         if a < 0:
@@ -1206,6 +1194,78 @@ def _run_play(s, f):
         c[a - A_RESOURCE] += 1
         s.fr_stage[f] = PS_PAYNOW
         return GO
+    return GO
+
+
+@kernel(fragment=True)
+def _play_fool_or_ruins(s, f, p, t):
+    """PS_TARGET: the Fool goes into an opponent's city (solo: to the discard, and a card
+    leaves Rugwort's city); the Ruins replace a Construction of the city."""
+    mask = s.pend_mask
+    a = _take_answer(s)
+    if t == FOOL:
+        if s.num_players == 1:
+            # Solo: the Fool is discarded and any one card leaves Rugwort's city.
+            _to_discard(s, FOOL)
+            if s.rug_city.sum() == 0:
+                _pop(s)
+                return GO
+            s.fr_stage[f] = PS_RUG_REMOVE
+            return GO
+        if a < 0:
+            mask[:] = 0
+            for q in range(s.num_players):
+                if _fool_target_ok(s, p, q):
+                    mask[A_PLAYER + _rel(s, p, q)] = 1
+            return _ask(s, p, PK_FOOL_TARGET)
+        q = _abs(s, p, a - A_PLAYER)
+        s.city[q, _free_slot(s, q)] = FOOL
+        if s.opt_fool_bonuses:  # the other reading: the player still "played a Critter"
+            if _find_type(s, p, HISTORIAN) >= 0:
+                _draw(s, p, 1)
+            if _find_type(s, p, SHOPKEEPER) >= 0:
+                s.resources[p, BERRY] += 1
+        _pop(s)  # by default nothing triggers for a card played into another city
+        return GO
+    # Ruins: replace a Construction of the city, regain its cost, draw 2.
+    if a < 0:
+        mask[:] = 0
+        for k in range(CITY_SLOTS):
+            c = s.city[p, k]
+            if c >= 0 and KIND[c] == CONSTRUCTION:
+                mask[A_CITY + k] = 1
+        return _ask(s, p, PK_RUINS)
+    k = a - A_CITY
+    # A permanent worker on the replaced card stays, now on the Ruins (as for University).
+    old = _remove_city_card(s, p, k, _city_code(p, k), True)
+    for r in range(4):
+        s.resources[p, r] += COST[old, r]
+    s.city[p, k] = RUINS
+    s.fr_d[f] = k
+    _draw(s, p, 2)
+    s.fr_stage[f] = PS_TRIGGERS
+    return GO
+
+
+@kernel
+def _run_play(s, f):
+    p = s.fr_actor[f]
+    t = s.fr_a[f]
+    stage = s.fr_stage[f]
+    mask = s.pend_mask
+    if stage == PS_START:
+        origin = s.fr_b[f]
+        if origin == O_FREE:
+            s.fr_stage[f] = PS_PLACE
+        elif origin == O_INN or origin == O_FOREST:
+            _set_cost(s, f, t)
+            s.fr_n[f] = 3 if origin == O_INN else 1
+            s.fr_stage[f] = PS_REDUCE
+        else:
+            s.fr_stage[f] = PS_PAY
+        return GO
+    if PS_PAY <= stage <= PS_JUDGE_TO:
+        return _pay_for_play(s, f, p, t, stage)
     if stage == PS_PAYNOW:
         for r in range(4):
             s.resources[p, r] -= s.fr_cost[f, r]
@@ -1241,49 +1301,7 @@ def _run_play(s, f):
         s.fr_stage[f] = PS_TRIGGERS
         return GO
     if stage == PS_TARGET:
-        a = _take_answer(s)
-        if t == FOOL:
-            if s.num_players == 1:
-                # Solo: the Fool is discarded and any one card leaves Rugwort's city.
-                _to_discard(s, FOOL)
-                if s.rug_city.sum() == 0:
-                    _pop(s)
-                    return GO
-                s.fr_stage[f] = PS_RUG_REMOVE
-                return GO
-            if a < 0:
-                mask[:] = 0
-                for q in range(s.num_players):
-                    if _fool_target_ok(s, p, q):
-                        mask[A_PLAYER + _rel(s, p, q)] = 1
-                return _ask(s, p, PK_FOOL_TARGET)
-            q = _abs(s, p, a - A_PLAYER)
-            s.city[q, _free_slot(s, q)] = FOOL
-            if s.opt_fool_bonuses:  # the other reading: the player still "played a Critter"
-                if _find_type(s, p, HISTORIAN) >= 0:
-                    _draw(s, p, 1)
-                if _find_type(s, p, SHOPKEEPER) >= 0:
-                    s.resources[p, BERRY] += 1
-            _pop(s)  # by default nothing triggers for a card played into another city
-            return GO
-        # Ruins: replace a Construction of the city, regain its cost, draw 2.
-        if a < 0:
-            mask[:] = 0
-            for k in range(CITY_SLOTS):
-                c = s.city[p, k]
-                if c >= 0 and KIND[c] == CONSTRUCTION:
-                    mask[A_CITY + k] = 1
-            return _ask(s, p, PK_RUINS)
-        k = a - A_CITY
-        # A permanent worker on the replaced card stays, now on the Ruins (as for University).
-        old = _remove_city_card(s, p, k, _city_code(p, k), True)
-        for r in range(4):
-            s.resources[p, r] += COST[old, r]
-        s.city[p, k] = RUINS
-        s.fr_d[f] = k
-        _draw(s, p, 2)
-        s.fr_stage[f] = PS_TRIGGERS
-        return GO
+        return _play_fool_or_ruins(s, f, p, t)
     if stage == PS_RUG_REMOVE:
         a = _take_answer(s)
         if a < 0:
@@ -1595,6 +1613,92 @@ def _travel(s, f, p, t, k, a):
     return GO
 
 
+@kernel(fragment=True)
+def _visit_post_office(s, f, p, stage, a):
+    """Post Office: give 2 cards to an opponent, discard any number, then draw up to the hand
+    limit."""
+    mask = s.pend_mask
+    if stage == 0:
+        if a >= 0:
+            c = a - A_CARD
+            _remove_from_hand(s, p, c)
+            s.revealed[s.revealed_n] = c  # held until the receiver is chosen
+            s.revealed_n += 1
+            s.fr_n[f] += 1  # counted when picked, so the question can be asked again
+        if s.fr_n[f] < 2:
+            mask[:] = 0
+            for c in range(NT):
+                if s.hand[p, c] > 0:
+                    mask[A_CARD + c] = 1
+            return _ask(s, p, PK_GIVE_CARD)
+        s.fr_stage[f] = 1
+        return GO
+    if stage == 1:
+        bits = _receivers(s, p, True)
+        if bits != 0 and a < 0:
+            mask[:] = 0
+            for q in range(s.num_players):
+                if (bits >> q) & 1:
+                    mask[A_PLAYER + _rel(s, p, q)] = 1
+            return _ask(s, p, PK_GIVE_TO)
+        for i in range(s.revealed_n):
+            if a >= 0:
+                _gain_card(s, _abs(s, p, a - A_PLAYER), s.revealed[i])
+            else:
+                _to_discard(s, s.revealed[i])
+            s.revealed[i] = -1
+        s.revealed_n = 0
+        s.fr_stage[f] = 2
+        _push(s, T_DISCARD, p, 0, HAND_LIMIT, 0, 0)
+        return GO
+    _draw(s, p, HAND_LIMIT)
+    _pop(s)
+    return GO
+
+
+@kernel(fragment=True)
+def _visit_cemetery(s, f, p, stage, a):
+    """Cemetery: reveal 4 from the deck or the discard pile; play one of them for free."""
+    mask = s.pend_mask
+    if stage == 0:
+        if a < 0:
+            mask[:] = 0
+            if s.deck_n + s.discard_n > 0:
+                mask[A_NUMBER] = 1
+            if s.discard_n > 0:
+                mask[A_NUMBER + 1] = 1
+            return _ask(s, p, PK_PILE)
+        if a == A_NUMBER:
+            _reveal_from_deck(s, 4)
+        else:
+            s.revealed_n = 0
+            for _ in range(min(4, s.discard_n)):
+                s.discard_n -= 1
+                s.revealed[s.revealed_n] = s.discard[s.discard_n]
+                s.discard[s.discard_n] = -1
+                s.revealed_n += 1
+        s.fr_stage[f] = 1
+        return GO
+    if a < 0:
+        mask[:] = 0
+        playable = False
+        for i in range(s.revealed_n):
+            if _enters(s, p, s.revealed[i], -1):
+                mask[A_REVEALED + i] = 1
+                playable = True
+        if playable:
+            return _ask(s, p, PK_REVEALED)
+        _discard_revealed(s, -1)
+        _pop(s)
+        return GO
+    i = a - A_REVEALED
+    card = s.revealed[i]
+    _discard_revealed(s, i)
+    _pop(s)
+    _push(s, T_PLAY, p, card, O_FREE, 0, 0)
+    return GO
+
+
 @kernel
 def _visit(s, f, p, t, o, k, a):
     """A Destination's action for the worker p just placed on it (EVD-W4)."""
@@ -1665,41 +1769,7 @@ def _visit(s, f, p, t, o, k, a):
         _push(s, T_PLAY, p, card, O_FREE, 0, 0)
         return GO
     elif t == POST_OFFICE:
-        # Give 2 cards to an opponent, discard any number, then draw up to the hand limit.
-        if stage == 0:
-            if a >= 0:
-                c = a - A_CARD
-                _remove_from_hand(s, p, c)
-                s.revealed[s.revealed_n] = c  # held until the receiver is chosen
-                s.revealed_n += 1
-                s.fr_n[f] += 1  # counted when picked, so the question can be asked again
-            if s.fr_n[f] < 2:
-                mask[:] = 0
-                for c in range(NT):
-                    if s.hand[p, c] > 0:
-                        mask[A_CARD + c] = 1
-                return _ask(s, p, PK_GIVE_CARD)
-            s.fr_stage[f] = 1
-            return GO
-        if stage == 1:
-            bits = _receivers(s, p, True)
-            if bits != 0 and a < 0:
-                mask[:] = 0
-                for q in range(s.num_players):
-                    if (bits >> q) & 1:
-                        mask[A_PLAYER + _rel(s, p, q)] = 1
-                return _ask(s, p, PK_GIVE_TO)
-            for i in range(s.revealed_n):
-                if a >= 0:
-                    _gain_card(s, _abs(s, p, a - A_PLAYER), s.revealed[i])
-                else:
-                    _to_discard(s, s.revealed[i])
-                s.revealed[i] = -1
-            s.revealed_n = 0
-            s.fr_stage[f] = 2
-            _push(s, T_DISCARD, p, 0, HAND_LIMIT, 0, 0)
-            return GO
-        _draw(s, p, HAND_LIMIT)
+        return _visit_post_office(s, f, p, stage, a)
     elif t == UNIVERSITY:
         if stage == 0:
             if a < 0:
@@ -1717,44 +1787,7 @@ def _visit(s, f, p, t, o, k, a):
             _push(s, T_GAIN, p, 1, 15, 0, 0)
             return GO
     elif t == CEMETERY:
-        # Reveal 4 from the deck or the discard pile; play one of them for free.
-        if stage == 0:
-            if a < 0:
-                mask[:] = 0
-                if s.deck_n + s.discard_n > 0:
-                    mask[A_NUMBER] = 1
-                if s.discard_n > 0:
-                    mask[A_NUMBER + 1] = 1
-                return _ask(s, p, PK_PILE)
-            if a == A_NUMBER:
-                _reveal_from_deck(s, 4)
-            else:
-                s.revealed_n = 0
-                for _ in range(min(4, s.discard_n)):
-                    s.discard_n -= 1
-                    s.revealed[s.revealed_n] = s.discard[s.discard_n]
-                    s.discard[s.discard_n] = -1
-                    s.revealed_n += 1
-            s.fr_stage[f] = 1
-            return GO
-        if a < 0:
-            mask[:] = 0
-            playable = False
-            for i in range(s.revealed_n):
-                if _enters(s, p, s.revealed[i], -1):
-                    mask[A_REVEALED + i] = 1
-                    playable = True
-            if playable:
-                return _ask(s, p, PK_REVEALED)
-            _discard_revealed(s, -1)
-            _pop(s)
-            return GO
-        i = a - A_REVEALED
-        card = s.revealed[i]
-        _discard_revealed(s, i)
-        _pop(s)
-        _push(s, T_PLAY, p, card, O_FREE, 0, 0)
-        return GO
+        return _visit_cemetery(s, f, p, stage, a)
     _pop(s)
     return GO
 
