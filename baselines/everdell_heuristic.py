@@ -463,17 +463,12 @@ def _yield(b, t, farms):
     return _base_yield(b, t, farms)
 
 
-@kernel
-def _card_worth(b, t):
-    """Points ``t`` should bring over the rest of the game if played now (cost aside)."""
+@kernel(fragment=True)
+def _color_worth(b, t, w, farms):
+    """``w`` plus what card t's color brings: its production, visits, governance bonus,
+    traveler effect or Prosperity points."""
     s = b.season
-    w = float(POINTS[t])
-    farms = b.cnt[FARM] + (1 if t == FARM else 0)
     color = COLOR[t]
-    if t == FOOL:
-        if b.nump == 1:  # solo: any one card leaves Rugwort's city (2 or 3 of his points)
-            return 3.0 + SOLO_PLAY_COST
-        return 2.0 if b.nump == 2 else 1.0  # -2 for the strongest opponent
     if color == PRODUCTION:
         w += _yield(b, t, farms) * (1.0 + FUTURE_PRODUCTIONS[s])
         if t == FARM:  # a Farm also feeds General Stores / Barge Toads already there
@@ -554,6 +549,20 @@ def _card_worth(b, t):
         elif t == WIFE:
             if b.cnt[HUSBAND] > b.cnt[WIFE]:
                 w += 3.0
+    return w
+
+
+@kernel
+def _card_worth(b, t):
+    """Points ``t`` should bring over the rest of the game if played now (cost aside)."""
+    w = float(POINTS[t])
+    farms = b.cnt[FARM] + (1 if t == FARM else 0)
+    color = COLOR[t]
+    if t == FOOL:
+        if b.nump == 1:  # solo: any one card leaves Rugwort's city (2 or 3 of his points)
+            return 3.0 + SOLO_PLAY_COST
+        return 2.0 if b.nump == 2 else 1.0  # -2 for the strongest opponent
+    w = _color_worth(b, t, w, farms)
     # Bonuses from Prosperity cards already in the city (EVD-E2).
     unique = UNIQUE[t]
     if KIND[t] == D.CONSTRUCTION:
