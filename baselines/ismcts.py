@@ -128,8 +128,7 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
                     untried += 1
             guided = -1
             if prior > 0.0:
-                # The heuristic's move on the mover's own observation: expanded first, and
-                # favoured by a bias that fades with visits (progressive bias).
+                # Progressive bias: the heuristic's move goes first, its bonus fades with visits.
                 encode_into(work, 0, s.current_player, obs)  # noqa: F821
                 guided = heuristic_action(obs, mask)  # noqa: F821
             if untried > 0:
@@ -162,9 +161,8 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
                 if mask[edge[child]] != 0:
                     available[child] += 1
                     n = visits[child]
-                    score = total[child] / n + exploration * math.sqrt(
-                        math.log(available[child]) / n
-                    )
+                    spread = math.sqrt(math.log(available[child]) / n)
+                    score = total[child] / n + exploration * spread
                     if edge[child] == guided:
                         score += prior / (n + 1)
                     if score > best_score:
