@@ -335,7 +335,7 @@ def test_self_play_returns_whoever_acts_and_rewards_per_seat():
 
 
 def test_illegal_action_raise_changes_nothing():
-    env = make_vec(num_envs=4, num_players=2)
+    env = make_vec(num_envs=4, num_players=2, illegal_action="raise")
     obs, info = env.reset(seed=0)
     before = env.unwrapped.batch.get_states().tobytes()
     actions = obs_policy(obs, info["action_mask"])

@@ -39,13 +39,16 @@ from gymnasium.vector.utils import batch_space
 
 from meeple_gym.core.batch import PARALLEL_MIN_BATCH
 from meeple_gym.core.errors import (
+    ILLEGAL_ACTION_HINT,
     ActionError,
     IllegalActionError,
     NotResetError,
+    OpponentError,
     OptionError,
 )
 from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
-from meeple_gym.core.options import check_int, short_repr
+from meeple_gym.core.locking import locked
+from meeple_gym.core.options import check_agent_action, check_int, short_repr
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
 
 SELF_PLAY = ("self", None)
@@ -136,6 +139,7 @@ class BatchVectorEnv(VectorEnv):
             seat = check_int("seat", seat, 0, self.num_players - 1)
         self.fixed_seat = seat
         self.opponent = opponent
+        self._opponent_name = f"opponent {short_repr(opponent)}"  # for its errors
         self._agent = None  # the act_batch opponent, built at reset (None for random/self)
         if not self.self_play and opponent != "random":
             from meeple_gym.baselines.evaluate import is_search_name, make_agent
@@ -164,9 +168,15 @@ class BatchVectorEnv(VectorEnv):
         self._words = np.zeros(num_envs, dtype=np.uint64)
         self._seed = 0
         self._ready = False
+        self._failure: OpponentError | None = None  # set when the opponent fails, until reset
         self._begin_step()
 
+    # The batch's lock, held over each whole call (a step is several kernel calls); a property,
+    # not an attribute, so pickling and the rebuilt batch of __setstate__ need no special case.
+    _lock = property(lambda self: self._batch._lock)
+
     # ---- lifecycle ------------------------------------------------------------------------
+    @locked
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal every row afresh. ``options`` is accepted for API compatibility and ignored:
         game options go to the constructor."""
@@ -177,6 +187,7 @@ class BatchVectorEnv(VectorEnv):
         if seed is None:
             seed = int(self.np_random.integers(2**63))
         self._seed = seed
+        self._failure = None
         batch = self._batch
         batch.reset(seed)
         if not self.self_play and self.opponent != "random":
@@ -201,8 +212,19 @@ class BatchVectorEnv(VectorEnv):
         """One action per row for its learner (``info["seat"]``). Returns (obs, rewards,
         terminations, truncations, info); rewards are (N,) float64 for the learner, or
         (N, num_players) per seat in self-play."""
+        # The per-step path takes the lock itself, around a call of the body: @locked costs over
+        # twice as much per call (benchmarks/README.md, "Thread safety: the cost of the lock").
+        lock = self._batch._lock
+        lock.acquire()
+        try:
+            return self._step(actions)
+        finally:
+            lock.release()
+
+    def _step(self, actions):
         if not self._ready:
             raise NotResetError("call reset() before step()")
+        self._check_no_failure()
         batch = self._batch
         acts = self._check_actions(actions)
         illegal = batch._mask[self._rows, acts] == 0
@@ -213,7 +235,8 @@ class BatchVectorEnv(VectorEnv):
                 raise IllegalActionError(
                     f"action {a} ({batch.spec.action_to_string(batch._states, g, a)}) is illegal "
                     f"for seat {int(self._seat[g])} in game {g} ({int(illegal.sum())} games "
-                    f"affected); legal there: {np.flatnonzero(batch._mask[g]).tolist()}"
+                    f"affected); legal there: {np.flatnonzero(batch._mask[g]).tolist()} "
+                    f"{ILLEGAL_ACTION_HINT}"
                 )
             acts[illegal] = -1
         self._begin_step()
@@ -226,6 +249,7 @@ class BatchVectorEnv(VectorEnv):
         obs = self._out(batch._observation, batch.observation)
         return obs, self._reward, self._terminated, self._truncated, self._info(final=True)
 
+    @locked
     def close_extras(self, **kwargs):
         self._ready = False
 
@@ -259,6 +283,14 @@ class BatchVectorEnv(VectorEnv):
             out[rows] = (derive_keys(self._seed, rows, stream) % _U(self.num_players)).astype(
                 np.int64
             )
+
+    def _check_no_failure(self) -> None:
+        """After an opponent failed, rows may wait for that opponent, not the learner: refuse
+        every step until reset so a learner action is never played in an opponent's turn."""
+        if self._failure is not None:
+            raise OpponentError(
+                f"the episodes stopped when the opponent failed ({self._failure}); call reset()"
+            ) from self._failure
 
     def _check_actions(self, actions) -> np.ndarray:
         arr = np.asarray(actions)
@@ -389,26 +421,32 @@ class BatchVectorEnv(VectorEnv):
         )
 
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        """The opponent's checked actions in ``rows``. If it raises or returns anything but
+        legal integer actions, the env fails until reset (``_check_no_failure``)."""
+        who = self._opponent_name
+        try:
+            return self._ask_opponent(rows, who)
+        except BaseException as exc:
+            if isinstance(exc, OpponentError):
+                self._failure = exc
+                raise
+            self._failure = OpponentError(f"{who} raised {type(exc).__name__}: {exc}")
+            if not isinstance(exc, Exception):  # KeyboardInterrupt and the like: as is
+                raise
+            raise self._failure from exc
+
+    def _ask_opponent(self, rows: np.ndarray, who: str) -> np.ndarray:
         batch = self._batch
         masks = batch._mask[rows]
         from meeple_gym.baselines.evaluate import record_policy
 
         search = record_policy(self._agent)
         if search is not None:  # a search agent (ISMCTS) determinizes the records itself
-            out = np.asarray(search(batch._states[rows]))
-            return self._checked_opponent_actions(out, masks, rows)
+            return check_agent_action(search(batch._states[rows]), masks, who)
         players = batch._states["current_player"][rows].astype(np.int64)
         obs = np.zeros((rows.size, batch.spec.obs_size), dtype=np.float32)
         batch.spec.encode_batch(batch._states[rows], players, obs)
-        out = np.asarray(self._agent.act_batch(obs, masks))
-        return self._checked_opponent_actions(out, masks, rows)
-
-    def _checked_opponent_actions(self, out, masks, rows) -> np.ndarray:
-        ok = out.shape == (rows.size,) and out.dtype.kind in "iu"
-        ok = ok and bool(((out >= 0) & (out < masks.shape[1])).all())
-        if not ok or not masks[np.arange(rows.size), out].all():
-            raise ActionError(f"opponent {self.opponent!r} returned an illegal or malformed action")
-        return out.astype(np.int64)
+        return check_agent_action(self._agent.act_batch(obs, masks), masks, who)
 
     def _info(self, final: bool) -> dict:
         n = self.num_envs
@@ -446,10 +484,12 @@ class BatchVectorEnv(VectorEnv):
         return info
 
     # ---- tools ----------------------------------------------------------------------------
+    @locked
     def action_masks(self) -> np.ndarray:
         """Each row's legal actions as bool (N, num_actions) (sb3-contrib's MaskablePPO)."""
         if not self._ready:
             raise NotResetError("call reset() before action_masks()")
+        self._check_no_failure()
         return self._batch._mask.astype(bool)
 
     @property
@@ -458,6 +498,7 @@ class BatchVectorEnv(VectorEnv):
         return self._batch
 
     # ---- pickling -------------------------------------------------------------------------
+    @locked
     def __getstate__(self):
         # The batch's read-only views alias its buffers; rebuild them on load.
         state = {k: v for k, v in self.__dict__.items() if k != "_batch"}
