@@ -96,7 +96,7 @@ def batch_loops(game: str):
 
 
 def vector_loops(game: str):
-    env = BatchVectorEnv(game, 1, 2, opponent="random", copy=False)
+    env = BatchVectorEnv(game, 1, 2, opponent="random", copy=False, autoreset_mode="SameStep")
     env.reset(seed=0)
     words = policy_words(0, 1)
     actions = np.zeros(1, dtype=np.int64)

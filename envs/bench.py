@@ -324,6 +324,7 @@ def vector_env(
             num_players=num_players,
             opponent="random",
             copy=False,
+            autoreset_mode="SameStep",  # every step a learner decision, as recorded so far
         )
         _, info = env.reset(seed=seed)
         words = policy_words((seed + 1) & MAX_SEED, size)

@@ -228,7 +228,8 @@ class RLModuleAgent:
 
 def _single_agent_env(env_id: str, config: dict):
     """``gymnasium.make(env_id, **config)``, imported here so a remote runner knows the id.
-    RLlib's ``"vector_entry_point"`` mode passes ``num_envs``: then the batched vector env."""
+    RLlib's ``"vector_entry_point"`` mode passes ``num_envs``: then the batched vector env, in
+    its default next-step auto-reset, the mode RLlib's env runner expects."""
     import gymnasium
 
     config = dict(config)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from meeple_gym.core.errors import OptionError
@@ -46,8 +47,9 @@ class BatchVecEnv(VecEnv):
 
     Args:
         venv: a ``BatchVectorEnv`` built with ``copy=True`` (SB3 keeps the previous
-            observation array while it steps) and an opponent (not self-play: SB3 expects one
-            reward per row).
+            observation array while it steps), ``autoreset_mode=AutoresetMode.SAME_STEP``
+            (SB3 resets a finished env in the step that ends it) and an opponent (not
+            self-play: SB3 expects one reward per row).
     """
 
     def __init__(self, venv: BatchVectorEnv):
@@ -62,6 +64,12 @@ class BatchVecEnv(VecEnv):
             # collect_rollouts stores the previous observation after stepping: a view of the
             # batch's buffer would already hold the next one.
             raise OptionError("the SB3 VecEnv needs a vector env built with copy=True")
+        if venv.autoreset_mode is not AutoresetMode.SAME_STEP:
+            # In next-step mode the step after an end is a reset that SB3 would store as a move.
+            raise OptionError(
+                "the SB3 VecEnv needs a vector env built with "
+                f"autoreset_mode=AutoresetMode.SAME_STEP, got {venv.autoreset_mode}"
+            )
         self.venv = venv
         self._actions: np.ndarray | None = None
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
@@ -174,14 +182,24 @@ def make_sb3_vec_env(
         illegal_action: ``"lose"`` (default, as the registered Gymnasium ids: a forbidden
             action ends that row's game as a loss, so unmasked PPO trains) or ``"raise"``.
         **kwargs: the vector env's options (``num_players``, ``opponent``, ``seat``, game
-            options); ``copy`` and self-play are refused (``BatchVecEnv``).
+            options); ``copy``, ``autoreset_mode`` and self-play are refused (``BatchVecEnv``).
     """
     if "copy" in kwargs:
         raise OptionError("copy is fixed to True: SB3 keeps the previous observation array")
+    if "autoreset_mode" in kwargs:
+        raise OptionError("autoreset_mode is fixed to SAME_STEP: SB3 resets in the ending step")
     opponent = kwargs.get("opponent", "random")
     if isinstance(opponent, (str, type(None))) and opponent in SELF_PLAY:
         raise OptionError(f"SB3 expects one reward per env: use an opponent, not {opponent!r}")
-    venv = BatchVecEnv(BatchVectorEnv(game, n_envs, illegal_action=illegal_action, **kwargs))
+    venv = BatchVecEnv(
+        BatchVectorEnv(
+            game,
+            n_envs,
+            illegal_action=illegal_action,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            **kwargs,
+        )
+    )
     if seed is not None:
         venv.seed(seed)
     return venv

@@ -49,7 +49,7 @@ def test_an_illegal_action_ends_the_episode_as_a_loss_by_default(game):
     actions = np.array([_illegal_action(row) for row in info["action_mask"]])
     _, rewards, terminations, _, info = vector.step(actions)
     assert rewards.tolist() == [-1.0, -1.0] and terminations.all()
-    assert info["final_info"]["illegal_action"].all()
+    assert info["illegal_action"].all()  # next-step auto-reset: this step's own info
 
 
 def test_refusing_an_illegal_action_names_the_option():

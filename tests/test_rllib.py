@@ -10,6 +10,7 @@ import textwrap
 from argparse import Namespace
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -187,6 +188,8 @@ def test_single_agent_creator_makes_the_gymnasium_env():
     # RLlib's "vector_entry_point" mode adds num_envs: the batched vector env, as gymnasium's.
     vec = mgr._single_agent_env("meeple_gym/Century-v0", {"num_envs": 3})
     assert vec.num_envs == 3
+    # RLlib's env runner stores the step after an end as the next episode's reset.
+    assert vec.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.NEXT_STEP
     vec.close()
 
 

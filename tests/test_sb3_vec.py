@@ -55,7 +55,7 @@ def test_is_an_sb3_vecenv_with_the_games_spaces():
 def test_observations_rewards_and_masks_are_the_vector_envs():
     """Same seed, same actions: the SB3 view returns exactly what BatchVectorEnv returns."""
     venv = make_sb3_vec_env("century", N, seed=5)
-    ref = BatchVectorEnv("century", N, illegal_action="lose")
+    ref = BatchVectorEnv("century", N, illegal_action="lose", autoreset_mode="SameStep")
     obs = venv.reset()
     ref_obs, ref_info = ref.reset(seed=5)
     np.testing.assert_array_equal(obs, ref_obs)
@@ -75,7 +75,7 @@ def test_observations_rewards_and_masks_are_the_vector_envs():
 
 def test_auto_reset_puts_the_finished_episode_in_terminal_observation():
     venv = make_sb3_vec_env("century", N, seed=2)
-    ref = BatchVectorEnv("century", N, illegal_action="lose")
+    ref = BatchVectorEnv("century", N, illegal_action="lose", autoreset_mode="SameStep")
     venv.reset()
     ref.reset(seed=2)
     ended = 0
@@ -186,6 +186,11 @@ def test_refuses_self_play_and_views():
         make_sb3_vec_env("century", 2, copy=False)
     with pytest.raises(mg.OptionError, match="copy=True"):
         BatchVecEnv(BatchVectorEnv("century", 2, copy=False))
+    # SB3 stores every step as a move: the next-step reset (the default) would be one.
+    with pytest.raises(mg.OptionError, match="SAME_STEP"):
+        BatchVecEnv(BatchVectorEnv("century", 2))
+    with pytest.raises(mg.OptionError, match="autoreset_mode"):
+        make_sb3_vec_env("century", 2, autoreset_mode="SameStep")
 
 
 def test_maskable_ppo_learns_a_few_hundred_steps_with_finite_loss():

@@ -21,9 +21,15 @@ from meeple_gym.core.sampling import policy_words
 from meeple_gym.core.vector_env import BatchVectorEnv, derive_keys
 
 
-def make_vec(game="century", num_envs=8, **kwargs):
+def make_vec(game="century", num_envs=8, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs):
+    """The tests here check same-step mode; tests/test_vector_autoreset.py covers the default,
+    next-step mode, and checks that both play the same games."""
     return gymnasium.make_vec(
-        GAME_IDS[game], num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs
+        GAME_IDS[game],
+        num_envs=num_envs,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=autoreset_mode,
+        **kwargs,
     )
 
 
