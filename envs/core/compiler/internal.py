@@ -63,7 +63,7 @@ class InternalKernelDispatcher(KernelDispatcher):
     def __call__(self, *args, **kwargs):
         entry = getattr(self, "_meeple_python_entry", None)
         if entry is None:
-            from meeple_gym.core.jit import _compile  # jit imports this module
+            from meeple_gym.core.jit import _compile  # here: jit imports the fence
 
             entry = _compile(self.py_func, group=self._meeple_group, cache_subdir="python-entry")
             self._meeple_python_entry = entry
