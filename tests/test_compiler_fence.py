@@ -117,6 +117,9 @@ print(json.dumps({"status": compiler.status(), "tag": compiler.cache_tag(), **di
 """
 
 
+# Slow (a cold plain-Numba compile per game, 5-6 CPU minutes in all): CI proves the same on
+# every run through .ci/compat, whose fallback part runs the seeded-game digests above.
+@pytest.mark.slow
 @needs_compiler
 @pytest.mark.skipif(forced, reason="this process runs the fallback already")
 @pytest.mark.parametrize("game", GAMES)
