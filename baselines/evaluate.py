@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 
 import numpy as np
 
 import meeple_gym as mg
-from meeple_gym.core.batch import check_seed
+from meeple_gym.core.batch import MAX_SEED, check_seed
 from meeple_gym.core.errors import OptionError
-from meeple_gym.core.options import check_int
+from meeple_gym.core.options import check_agent_action, check_int
 from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
@@ -52,6 +53,8 @@ HEURISTICS = {
 }
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048
+# Game counts index int64 arrays (the seat table, the per-game results).
+MAX_GAMES = (1 << 63) - 1
 _CHUNK_STREAM = 0x4D41  # RNG stream id that derives the seed of each chunk after the first
 
 
@@ -69,9 +72,11 @@ class ActBatchAdapter:
     def act_batch(self, observations, masks) -> np.ndarray:
         masks = np.asarray(masks)
         out = np.empty(masks.shape[0], dtype=np.int64)
+        who = f"agent {agent_label(self.agent)!r}"
         for i in range(masks.shape[0]):
             row = None if observations is None else observations[i]
-            out[i] = int(self.agent.act({"observation": row, "action_mask": masks[i]}))
+            action = self.agent.act({"observation": row, "action_mask": masks[i]})
+            out[i] = check_agent_action(action, masks[i], who)  # never int(7.9)
         return out
 
 
@@ -112,16 +117,23 @@ def agent_label(agent) -> str:
 def make_agent(name, game: str, seed: int = 0):
     """A fresh agent: ``"random"`` (any game), ``"heuristic"`` (per game), ``"ismcts"`` or
     ``"ismcts:sims=200,rollout=heuristic,..."`` (the search agent, seeded with ``seed``), or
+    ``"sb3:PATH.zip"`` (a saved PPO / MaskablePPO model, meeple_gym.baselines.sb3_agent),
     ``"package.module:Name"``: a class or factory of yours, called with ``game=...`` and
     ``seed=...`` if it takes those keywords (else with no arguments), or an agent object
     itself. An agent object passed as ``name`` is used as it is. Agents need ``act_batch``
-    or ``act`` (module docstring); one with only ``act`` is wrapped in ``ActBatchAdapter``."""
+    or ``act`` (module docstring); one with only ``act`` is wrapped in ``ActBatchAdapter``.
+    ``seed``: 0 to 2**64 - 1."""
+    seed = check_int("seed", seed, 0, MAX_SEED)
     if not isinstance(name, str):
         return as_agent(name)
     if is_search_name(name):
         from meeple_gym.baselines.ismcts import ISMCTSAgent
 
         return ISMCTSAgent.from_spec(name, game, seed)
+    if name.startswith("sb3:"):  # a saved SB3 model; before import paths, as it has a colon
+        from meeple_gym.baselines.sb3_agent import Sb3Agent
+
+        return Sb3Agent.from_spec(name, game, seed)
     if ":" in name:
         return _import_agent(name, game, seed)
     if name == "random":
@@ -140,6 +152,15 @@ def _import_agent(name: str, game: str, seed: int):
     import inspect
 
     module_name, _, attr = name.partition(":")
+    if module_name in AGENT_NAMES:  # "heuristic:foo": a built-in name with parameters
+        raise UnknownAgentError(
+            f"agent {module_name!r} takes no parameters, got {name!r} (only ismcts:key=value does)"
+        )
+    if not (module_name and attr and all(p.isidentifier() for p in module_name.split("."))):
+        raise UnknownAgentError(
+            f"agent {name!r} is not an import path: use package.module:Name "
+            f"(or one of {', '.join(AGENT_NAMES)})"
+        )
     try:
         cls = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
@@ -149,15 +170,26 @@ def _import_agent(name: str, game: str, seed: int):
     if not callable(cls):
         raise UnknownAgentError(f"agent {name!r} is neither a class, a factory nor an agent")
     try:
-        params = inspect.signature(cls).parameters
+        signature = inspect.signature(cls)
     except (TypeError, ValueError):
-        params = {}
+        signature = None
+    params = signature.parameters if signature is not None else {}
     kwargs = {k: v for k, v in (("game", game), ("seed", seed)) if k in params}
+    if signature is not None:
+        try:  # a function that needs other arguments (json:dumps) is no agent factory
+            signature.bind(**kwargs)
+        except TypeError as exc:
+            given = ", ".join(f"{k}=..." for k in kwargs) or "no arguments"
+            raise UnknownAgentError(f"agent {name!r} cannot be made with {given}: {exc}") from None
     return as_agent(cls(**kwargs), f"agent {name!r}")
 
 
 def seat_table(num_games: int, num_players: int, num_agents: int) -> np.ndarray:
     """(num_games, num_players) index of the agent in each seat of each game."""
+    check_int("num_games", num_games, 0, MAX_GAMES)
+    check_int("num_players", num_players, 1, None)
+    if num_agents not in (2, num_players):
+        raise OptionError(f"num_agents must be 2 or num_players ({num_players}), got {num_agents}")
     games = np.arange(num_games)[:, None]
     seats = np.arange(num_players)[None, :]
     if num_agents == num_players:
@@ -179,6 +211,9 @@ def winners_from_rewards(rewards: np.ndarray) -> np.ndarray:
 def match_chunks(num_games: int, seed: int, max_batch: int = MAX_BATCH) -> list[tuple]:
     """``(start, stop, chunk_seed)`` of each batch a match of ``num_games`` is played in:
     games ``start..stop-1`` are slots ``0..stop-start-1`` of a batch seeded ``chunk_seed``."""
+    num_games = check_int("num_games", num_games, 1, MAX_GAMES)
+    seed = int(check_seed(seed))
+    max_batch = check_int("max_batch", max_batch, 1, None)
     return [
         (start, min(num_games, start + max_batch), seed if c == 0 else chunk_seed(seed, c))
         for c, start in enumerate(range(0, num_games, max_batch))
@@ -187,13 +222,20 @@ def match_chunks(num_games: int, seed: int, max_batch: int = MAX_BATCH) -> list[
 
 def chunk_seed(seed: int, chunk: int) -> int:
     """The seed of batch ``chunk`` (>= 1) of a match seeded ``seed``; batch 0 uses ``seed``."""
-    return py_derive_key(seed, chunk, _CHUNK_STREAM)
+    chunk = check_int("chunk", chunk, 1, None)
+    return py_derive_key(int(check_seed(seed)), chunk, _CHUNK_STREAM)
+
+
+def agent_seed(seed: int, k: int) -> int:
+    """The seed of agent ``k`` of a match or batch seeded ``seed``: ``seed + k``, wrapped to
+    stay in 0 .. 2**64 - 1 (every seed is; the search agent takes no larger one)."""
+    return (int(check_seed(seed)) + k) & MAX_SEED
 
 
 def chunk_agents(agent_names, game: str, seed: int) -> list:
     """The agents of one batch seeded ``seed``: names made fresh (agent ``k`` seeded
-    ``seed + k``), objects as they are."""
-    return [make_agent(name, game, seed + k) for k, name in enumerate(agent_names)]
+    ``agent_seed(seed, k)``), objects as they are."""
+    return [make_agent(name, game, agent_seed(seed, k)) for k, name in enumerate(agent_names)]
 
 
 def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=None):
@@ -212,6 +254,11 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
     # Slots whose counted game is over still need legal actions until the chunk ends.
     filler_words = policy_words(seed, size)
     rows = np.arange(size)
+    # Games end only every few hundred steps, and a policy that loops until the step cap
+    # would freeze a per-game bar: note the step within the games about once a second.
+    live_bar = progress_bar is not None and not getattr(progress_bar, "disable", True)
+    clock = time.monotonic
+    step, next_note = 0, clock() + 1.0
     while not done.all():
         random_legal_actions(batch.legal_mask, filler_words, actions)
         to_act = seats[rows, batch.current_player]
@@ -221,9 +268,12 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
                 continue
             search = record_policy(agent)
             if search is not None:  # it determinizes the records itself
-                actions[idx] = search(batch.states[idx])
+                out = search(batch.states[idx])
             else:
-                actions[idx] = agent.act_batch(obs[idx], batch.legal_mask[idx])
+                out = agent.act_batch(obs[idx], batch.legal_mask[idx])
+            # Assigning into the int64 array would silently truncate floats: check first.
+            who = f"agent {agent_label(agent)!r}"
+            actions[idx] = check_agent_action(out, batch.legal_mask[idx], who)
         if record is not None:
             live = np.flatnonzero(~done)
             mask = batch.legal_mask
@@ -239,6 +289,13 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
             truncated[ended] = trunc[ended]
             if progress_bar is not None:
                 progress_bar.update(ended.size)
+        step += 1  # every game of a chunk starts together: the live games are all at `step`
+        if live_bar and clock() >= next_note:
+            next_note = clock() + 1.0
+            playing = size - int(done.sum())
+            progress_bar.set_postfix_str(
+                f"step {step}, {playing} playing, {int(truncated.sum())} truncated"
+            )
     return winner, scores, lengths, truncated
 
 
@@ -251,11 +308,10 @@ def check_match(game: str, num_players: int, agent_names, num_games, seed) -> li
         raise OptionError(
             f"give {num_players} agents (one per seat) or 2 (first agent vs the rest), "
             f"got {len(agent_names)}"
+            if num_players != 2
+            else f"give 2 agents (one per seat), got {len(agent_names)}"
         )
-    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
-        raise OptionError(f"num_games must be an int, got {type(num_games).__name__}")
-    if num_games < 1:
-        raise OptionError(f"num_games must be at least 1, got {num_games}")
+    check_int("num_games", num_games, 1, MAX_GAMES)
     return agent_names
 
 
@@ -278,7 +334,7 @@ def play_match(
 
     agent_names = check_match(game, num_players, agent_names, num_games, seed)
     max_batch = check_int("max_batch", max_batch, 1, None)
-    agents = [make_agent(name, game, seed + k) for k, name in enumerate(agent_names)]
+    agents = chunk_agents(agent_names, game, seed)
     labels = [agent_label(name) for name in agent_names]
     seats = seat_table(num_games, num_players, len(agents))
 

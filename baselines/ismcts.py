@@ -51,8 +51,10 @@ import math
 import numpy as np
 from numba import prange
 
+from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.jit import game_kernel, rebind
+from meeple_gym.core.options import check_int, is_int, short_repr
 from meeple_gym.core.records import copy_record  # noqa: F401 - bound in templates
 from meeple_gym.core.rng import derive_key, next_u64, randint  # noqa: F401 - bound in templates
 from meeple_gym.core.sampling import random_legal  # noqa: F401 - bound in templates
@@ -63,6 +65,8 @@ _STEP_MIX = np.uint64(0x9E3779B97F4A7C15)
 ROLLOUT_POLICIES = ("random", "heuristic")
 # Seats a score margin is taken over (Everdell solo has Rugwort as a second seat).
 MAX_SEATS = 8
+MAX_SIMS = 1_000_000  # one tree node per iteration: bounds the search's memory per game
+MAX_INT64 = (1 << 63) - 1  # the kernel takes depth as an int64
 
 # Filled per game by ``_bind``; the templates below read these as globals.
 NUM_ACTIONS = 1
@@ -316,11 +320,30 @@ def search_kernel(game: str):
     return game_kernel(rebind(_search_batch, namespace), game, parallel=True)
 
 
+def _check_number(name: str, value, lo: float, hi: float = math.inf, lo_open=False) -> float:
+    """``value`` as a finite float in [lo, hi] ((lo, hi] with ``lo_open``); refuses bools,
+    strings, NaN and infinities with an ``OptionError`` naming ``name`` and the range."""
+    if not (is_int(value) or isinstance(value, (float, np.floating))):
+        raise OptionError(
+            f"ismcts: {name} must be a number, got {type(value).__name__} {short_repr(value)}"
+        )
+    number = float(value)
+    above = lo < number if lo_open else lo <= number
+    if not (math.isfinite(number) and above and number <= hi):
+        if math.isinf(hi):
+            bounds = f"a finite number {'>' if lo_open else '>='} {lo:g}"
+        else:
+            bounds = f"in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
+        raise OptionError(f"ismcts: {name} must be {bounds}, got {number:g}")
+    return number
+
+
 def _parse_value(text: str, name: str, kind):
     try:
         return kind(text)
     except ValueError:
-        raise OptionError(f"ismcts: {name} must be {kind.__name__}, got {text!r}") from None
+        what = "an integer" if kind is int else "a number"
+        raise OptionError(f"ismcts: {name} must be {what}, got {text!r}") from None
 
 
 class ISMCTSAgent:
@@ -356,7 +379,7 @@ class ISMCTSAgent:
         scale: float | None = None,
         seed: int = 0,
     ):
-        if game not in _GAMES:
+        if not isinstance(game, str) or game not in _GAMES:
             raise OptionError(f"no ISMCTS search for game {game!r}; known: {', '.join(_GAMES)}")
         defaults = self.DEFAULTS[game]
         sims = defaults["sims"] if sims is None else sims
@@ -365,37 +388,27 @@ class ISMCTSAgent:
         rollout = self.DEFAULT_ROLLOUT if rollout is None else rollout
         epsilon = defaults["epsilon"] if epsilon is None else epsilon
         depth = defaults["depth"] if depth is None else depth
-        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
-            raise OptionError(f"ismcts: sims must be a positive int, got {sims!r}")
-        if not 1 <= sims <= 1_000_000:
-            raise OptionError(f"ismcts: sims must be at most 1,000,000, got {sims}")
-        if rollout not in ROLLOUT_POLICIES:
+        scale = _GAMES[game][2] if scale is None else scale
+        # Every range is checked here, not at the first move: the kernel takes sims and
+        # depth as int64 and the seed as uint64.
+        sims = check_int("ismcts: sims", sims, 1, MAX_SIMS)
+        if not isinstance(rollout, str) or rollout not in ROLLOUT_POLICIES:
             raise OptionError(f"ismcts: rollout must be one of {ROLLOUT_POLICIES}, got {rollout!r}")
-        c = float(c)
-        if not (math.isfinite(c) and c >= 0):
-            raise OptionError(f"ismcts: c must be a finite number >= 0, got {c}")
-        prior = float(prior)
-        if not (math.isfinite(prior) and prior >= 0):
-            raise OptionError(f"ismcts: prior must be a finite number >= 0, got {prior}")
-        epsilon = float(epsilon)
-        if not 0.0 <= epsilon <= 1.0:
-            raise OptionError(f"ismcts: epsilon must be in [0, 1], got {epsilon}")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-            raise OptionError(f"ismcts: depth must be an int >= 0, got {depth!r}")
-        scale = _GAMES[game][2] if scale is None else float(scale)
-        if not (math.isfinite(scale) and scale > 0):
-            raise OptionError(f"ismcts: scale must be a finite number > 0, got {scale}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise OptionError(f"ismcts: seed must be an int >= 0, got {seed!r}")
+        c = _check_number("c", c, 0.0)
+        prior = _check_number("prior", prior, 0.0)
+        epsilon = _check_number("epsilon", epsilon, 0.0, 1.0)
+        depth = check_int("ismcts: depth", depth, 0, MAX_INT64)
+        scale = _check_number("scale", scale, 0.0, lo_open=True)
+        seed = check_int("ismcts: seed", seed, 0, MAX_SEED)
         self.game = game
-        self.sims = int(sims)
+        self.sims = sims
         self.c = c
         self.prior = prior
         self.rollout = rollout
         self.epsilon = epsilon
-        self.depth = int(depth)
+        self.depth = depth
         self.scale = scale
-        self.seed = int(seed)
+        self.seed = seed
         import meeple_gym as mg
 
         self._spec = mg.get_spec(game)

@@ -17,25 +17,41 @@ from __future__ import annotations
 import sys
 from itertools import combinations
 
-from meeple_gym.baselines.evaluate import make_agent, play_match
+from meeple_gym.baselines.evaluate import MAX_GAMES, agent_seed, make_agent, play_match
+from meeple_gym.core.batch import check_seed
 from meeple_gym.core.errors import OptionError
+from meeple_gym.core.options import check_int
 from meeple_gym.core.rng import py_derive_key
 
 _PAIR_STREAM = 0x4C41  # RNG stream id of the per-pair match seeds
 
 
-def check_ladder(game: str, agents, seed: int) -> list:
-    """Check a ladder's agents (two or more, distinct, all known); returns them as a list."""
+def check_ladder(
+    game: str, agents, seed: int, num_players: int | None = None, games_per_pair: int | None = None
+) -> list:
+    """Check a ladder's arguments before any game: the seed, the agents (two or more,
+    distinct, all known) and, if given, the player count and games per pair. Returns the
+    agents as a list."""
+    import meeple_gym as mg
+    from meeple_gym.core.registry import check_num_players
+
+    spec = mg.get_spec(game)
+    seed = int(check_seed(seed))
+    if num_players is not None:
+        check_num_players(spec, num_players)
+    if games_per_pair is not None:
+        check_int("games_per_pair", games_per_pair, 1, MAX_GAMES)
     agents = list(agents)
     if len(agents) < 2 or len(set(agents)) != len(agents):
         raise OptionError(f"a ladder needs two or more distinct agents, got {agents}")
     for k, name in enumerate(agents):
-        make_agent(name, game, seed + k)  # fail fast on an unknown agent
+        make_agent(name, game, agent_seed(seed, k))  # fail fast on an unknown agent
     return agents
 
 
 def ladder_pairs(agents: list, seed: int) -> list[tuple]:
     """``(a, b, match_seed)`` of each match of the round-robin, in rating order."""
+    seed = int(check_seed(seed))
     pairs = combinations(range(len(agents)), 2)
     return [
         (agents[i], agents[j], py_derive_key(seed, index, _PAIR_STREAM))
@@ -53,14 +69,15 @@ def run_ladder(
 ) -> dict:
     from tqdm import tqdm
 
-    agents = check_ladder(game, agents, seed)
+    agents = check_ladder(game, agents, seed, num_players, games_per_pair)
     pairs = ladder_pairs(agents, seed)
     results = []
     bar = tqdm(pairs, desc=f"{game} ladder", unit="pair", file=sys.stderr, disable=not progress)
     for a, b, match_seed in bar:
         bar.set_postfix_str(f"{a} vs {b}")
+        # The match's own bar (under this one) shows the step within long games.
         results.append(
-            play_match(game, num_players, [a, b], games_per_pair, match_seed, progress=False)
+            play_match(game, num_players, [a, b], games_per_pair, match_seed, progress=progress)
         )
     return rate_ladder(game, num_players, agents, games_per_pair, seed, pairs, results)
 
@@ -93,6 +110,7 @@ def rate_ladder(game, num_players, agents, games_per_pair, seed, pairs, results)
                 "win_rate": result["win_rate"],
                 "ci_low": result["ci_low"],
                 "ci_high": result["ci_high"],
+                "truncated": result["truncated"],
             }
         )
     rows = [
@@ -133,7 +151,8 @@ def format_ladder(result: dict) -> str:
 
 
 def plot_ladder(result: dict, path) -> str:
-    """A PNG of the ratings: mu with a 3-sigma bar per agent (needs matplotlib)."""
+    """A PNG of the ratings: mu with a 3-sigma bar per agent (needs matplotlib). The suffix of
+    ``path`` picks the format (.png, .svg, .pdf, ...); the file is written whole or not at all."""
     try:
         import matplotlib
 
@@ -141,6 +160,9 @@ def plot_ladder(result: dict, path) -> str:
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
+    from meeple_gym.core.files import atomic_write, plot_format
+
+    fmt = plot_format(path)  # a bad suffix fails before the drawing
     rows = result["ratings"][::-1]
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.5))
     ax.errorbar(
@@ -158,6 +180,9 @@ def plot_ladder(result: dict, path) -> str:
     )
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        with atomic_write(path) as f:
+            fig.savefig(f, format=fmt, dpi=90)
+    finally:
+        plt.close(fig)
     return str(path)

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from meeple_gym.core.batch import MAX_SEED
+from meeple_gym.core.options import check_int
+
 
 class RandomAgent:
-    """Picks uniformly among the legal actions; ``seed`` makes the choices reproducible."""
+    """Picks uniformly among the legal actions; ``seed`` (0 to 2**64 - 1, or None for fresh
+    entropy) makes the choices reproducible."""
 
     def __init__(self, seed: int | None = None):
+        if seed is not None:
+            seed = check_int("seed", seed, 0, MAX_SEED)
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict) -> int:

@@ -62,28 +62,30 @@ def default_checkpoint(game: str) -> Path:
 
 
 def save_checkpoint(path, *, game, num_players, obs_high, hidden, actor, critic, meta) -> Path:
-    """Write a checkpoint ``PolicyAgent`` can load. ``meta`` holds plain values only (it is
-    read back with ``torch.load(weights_only=True)``)."""
+    """Write a checkpoint ``PolicyAgent`` can load, whole or not at all (an interrupted save
+    leaves the previous checkpoint). ``meta`` holds plain values only (it is read back with
+    ``torch.load(weights_only=True)``)."""
     import torch
+
+    from meeple_gym.core.files import atomic_write
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     obs_high = np.asarray(obs_high, dtype=np.float32)
-    torch.save(
-        {
-            "format": CHECKPOINT_FORMAT,
-            "game": game,
-            "num_players": int(num_players),
-            "obs_size": int(obs_high.shape[0]),
-            "num_actions": int(actor[-1].out_features),
-            "hidden": [int(h) for h in hidden],
-            "obs_high": torch.from_numpy(obs_high.copy()),
-            "actor": actor.state_dict(),
-            "critic": critic.state_dict(),
-            "meta": dict(meta),
-        },
-        path,
-    )
+    checkpoint = {
+        "format": CHECKPOINT_FORMAT,
+        "game": game,
+        "num_players": int(num_players),
+        "obs_size": int(obs_high.shape[0]),
+        "num_actions": int(actor[-1].out_features),
+        "hidden": [int(h) for h in hidden],
+        "obs_high": torch.from_numpy(obs_high.copy()),
+        "actor": actor.state_dict(),
+        "critic": critic.state_dict(),
+        "meta": dict(meta),
+    }
+    with atomic_write(path) as f:
+        torch.save(checkpoint, f)
     return path
 
 
@@ -106,10 +108,19 @@ def load_checkpoint(path) -> dict:
 class PolicyAgent:
     """The actor of a masked-PPO checkpoint. ``greedy=True`` (default) plays the most likely
     legal action; ``greedy=False`` samples from the masked policy with a generator seeded by
-    ``seed``. Observations are scaled by the observation space's high bound, as in training."""
+    ``seed`` (0 to 2**64 - 1). Observations are scaled by the observation space's high bound,
+    as in training."""
 
     def __init__(self, game: str = "century", seed: int = 0, path=None, greedy: bool = True):
         import torch
+
+        from meeple_gym.core.batch import MAX_SEED
+        from meeple_gym.core.options import check_int, is_bool
+
+        # Checked before the checkpoint is read: torch's generator takes any uint64 seed.
+        seed = check_int("seed", seed, 0, MAX_SEED)
+        if not is_bool(greedy):
+            raise OptionError(f"greedy must be a bool, got {type(greedy).__name__} {greedy!r}")
 
         path = default_checkpoint(game) if path is None else Path(path)
         ckpt = load_checkpoint(path)

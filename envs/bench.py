@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import platform
 import subprocess
@@ -37,6 +38,10 @@ import numba
 import numpy as np
 
 import meeple_gym as mg
+from meeple_gym.core.batch import MAX_SEED, check_seed
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.options import check_int
+from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 # Per game: the figures its issue asks for (a missing key has no target).
@@ -79,7 +84,26 @@ QUICK_MAX_BATCH = 4096
 
 def thread_counts(wanted=(1, 2)) -> list[int]:
     """The requested thread counts that this Numba build can run."""
+    wanted = [check_int("threads", t, 1, None) for t in wanted]
     return [t for t in wanted if t <= numba.config.NUMBA_NUM_THREADS]
+
+
+def _check(game, *, players=(), batch_sizes=(), threads=(), seconds=None, seed=None):
+    """Refuse a measurement's bad arguments before it starts (``OptionError`` names the
+    argument and its range); thread counts above what Numba runs are skipped, not refused."""
+    spec = mg.get_spec(game)
+    for n in players:
+        check_num_players(spec, n)
+    for size in batch_sizes:
+        check_int("batch_size", size, 1, None)
+    thread_counts(threads)
+    if seconds is not None:
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number)):
+            raise OptionError(f"seconds must be a number, got {type(seconds).__name__}")
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise OptionError(f"seconds must be a finite number > 0, got {seconds}")
+    if seed is not None:
+        check_seed(seed)
 
 
 class _Threads:
@@ -178,6 +202,15 @@ def batched_step(
     observation encoding of every game. The batch hands back its buffers (``copy=False``),
     as a training loop that consumes each step's arrays at once would use it.
     """
+    batch_sizes = tuple(batch_sizes)
+    _check(
+        game,
+        players=[num_players],
+        batch_sizes=batch_sizes,
+        threads=threads,
+        seconds=seconds,
+        seed=seed,
+    )
 
     def make_step(size):
         return _batch_random_step(game, size, num_players, seed)
@@ -196,6 +229,15 @@ def kernel_step(
 ) -> dict:
     """The same self-play through the game's ``step_batch`` kernel alone: no action check and
     no observation encoding. Shows how much of ``batched_step`` the rules themselves take."""
+    batch_sizes = tuple(batch_sizes)
+    _check(
+        game,
+        players=[num_players],
+        batch_sizes=batch_sizes,
+        threads=threads,
+        seconds=seconds,
+        seed=seed,
+    )
     spec = mg.get_spec(game)
     seed64 = np.uint64(seed)
     options = spec.options_code(spec.options, num_players)
@@ -265,6 +307,15 @@ def vector_env(
 
     from meeple_gym.core.gym_env import GAME_IDS
 
+    _check(
+        game,
+        players=[num_players],
+        batch_sizes=[batch_size],
+        threads=threads,
+        seconds=seconds,
+        seed=seed,
+    )
+
     def make_vector_step(size):
         env = gymnasium.make_vec(
             GAME_IDS[game],
@@ -273,9 +324,10 @@ def vector_env(
             num_players=num_players,
             opponent="random",
             copy=False,
+            autoreset_mode="SameStep",  # every step a learner decision, as recorded so far
         )
         _, info = env.reset(seed=seed)
-        words = policy_words(seed + 1, size)
+        words = policy_words((seed + 1) & MAX_SEED, size)
         actions = np.empty(size, dtype=np.int64)
         state = {"mask": info["action_mask"]}
 
@@ -318,6 +370,7 @@ def rollout(game: str, player_counts=None, threads=(1, 2), seconds: float = 1.0,
     """Complete random games per second inside the kernel, per player count and threads."""
     spec = mg.get_spec(game)
     counts = list(player_counts or spec.player_counts())
+    _check(game, players=counts, threads=threads, seconds=seconds, seed=seed)
     runs = []
     for n in counts:
         batch = mg.make_batch(game, 1, n, seed)
@@ -399,6 +452,7 @@ def _run_fresh(game: str, num_players: int, mode: str, cache_dir: str) -> dict:
 
 def startup(game: str, num_players: int = 2) -> dict:
     """Cold (empty Numba cache: everything compiles) vs warm (cache filled) fresh processes."""
+    _check(game, players=[num_players])
     with tempfile.TemporaryDirectory(prefix="meeple-numba-cache-") as cache_dir:
         cold = _run_fresh(game, num_players, "all", cache_dir)
         warm_aec = _run_fresh(game, num_players, "aec", cache_dir)
@@ -433,6 +487,8 @@ class _Uniform:
 
 def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> dict:
     """Steps/s through the PettingZoo API, playing whole games until ``seconds`` pass."""
+    player_counts = tuple(player_counts)
+    _check(game, players=player_counts, seconds=seconds, seed=seed)
     runs = []
     for n in player_counts:
         env = mg.make(game, n)
@@ -471,6 +527,8 @@ def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> d
 
 def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0) -> dict | None:
     """The slow reference rules on uniform-random games (None if the game has none)."""
+    player_counts = tuple(player_counts)
+    _check(game, players=player_counts, seconds=seconds, seed=seed)
     if game not in REFERENCES:
         return None
     path, build = REFERENCES[game]
@@ -646,7 +704,8 @@ def format_summary(result: dict) -> str:
 def plot(result: dict, path) -> Path:
     """A PNG of ``run_all``'s result: steps/s against batch size for each thread count
     (``BatchEnv.step`` and the rules kernel alone), and rollout games/s per player count.
-    Needs matplotlib (``pip install meeple-gym[plot]``)."""
+    Needs matplotlib (``pip install meeple-gym[plot]``). The suffix of ``path`` picks the
+    format (.png, .svg, .pdf, ...); the file is written whole or not at all."""
     try:
         import matplotlib
 
@@ -654,7 +713,10 @@ def plot(result: dict, path) -> Path:
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise mg.OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
+    from meeple_gym.core.files import atomic_write, plot_format
+
     path = Path(path)
+    fmt = plot_format(path)  # a bad suffix fails before the drawing
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for key, style, label in (
         ("batched_step", "-o", "BatchEnv.step"),
@@ -687,6 +749,9 @@ def plot(result: dict, path) -> Path:
     right.grid(True, axis="y", alpha=0.3)
     right.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        with atomic_write(path) as f:
+            fig.savefig(f, format=fmt, dpi=90)
+    finally:
+        plt.close(fig)
     return path

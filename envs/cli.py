@@ -11,30 +11,97 @@
 spread the games over Ray workers, with the same results as ``--backend local``
 (docs/distributed.md).
 
-Errors in the arguments (unknown game or agent, bad player count) print a message on stderr
-and exit with status 2, like argparse's own usage errors.
+Errors. A mistake (unknown game or agent, bad player count or number, an output path that
+cannot be written, a Ray cluster that cannot be reached) prints one line on stderr,
+``meeple COMMAND: error: ...``, and exits with status 2; output paths are checked before any
+game is played. Ctrl-C ends any command with one line and status 130, and leaves no partial
+output file: files are written whole or not at all (``meeple_gym.core.files``). Output piped
+into a reader that stops early (``| head``) ends the command quietly with status 141. Anything
+else is a bug and shows its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
+from meeple_gym.core.batch import MAX_SEED
+from meeple_gym.core.errors import MeepleError, OptionError
+from meeple_gym.core.files import atomic_write, check_output_path, check_plot_path
+
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command ended by Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any command whose reader went away
+MAX_GAMES = (1 << 63) - 1  # game counts index int64 arrays
+
+
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default at the end of its help, where it has one to show (not for flags,
+    nor where the help already says what happens without the option)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False:  # 0 is a default to show
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (``--help`` shows the usage), and every option's
+    default in its help."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2))
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_in(lo: int, hi: int):
+    """An argparse type: an int in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {value}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi}, got {value}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_in(1, MAX_GAMES)
+_seed = _int_in(0, MAX_SEED)
+
+
+def _output_file(text: str) -> str:
+    """An argparse type: a file this process can create (checked before any work)."""
+    try:
+        check_output_path(text)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _plot_file(text: str) -> str:
+    """An argparse type: a figure file (suffix of a format matplotlib writes)."""
+    try:
+        check_plot_path(text)
+    except (OSError, OptionError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def cmd_warmup(args) -> int:
@@ -114,6 +181,25 @@ def _backend_kwargs(args) -> dict:
     return {"backend": args.backend, "address": args.address, "num_workers": args.workers}
 
 
+def _start_backend(args) -> None:
+    """Refuse backend arguments that do not fit, and join Ray now: a cluster that cannot be
+    reached is reported before any kernel is compiled or game played."""
+    from meeple_gym import distributed
+
+    distributed._check_backend(args.backend, args.address, args.workers)
+    if args.backend == "ray":
+        distributed.connect(args.address, args.workers)
+
+
+def _check_agents(game: str, agents, seed: int) -> None:
+    """Make each agent once, so that an unknown name, a bad import path or a bad parameter is
+    reported before the kernels are warmed."""
+    from meeple_gym.baselines.evaluate import agent_seed, make_agent
+
+    for k, name in enumerate(agents):
+        make_agent(name, game, agent_seed(seed, k))
+
+
 def _match_parts(agents) -> tuple[str, ...]:
     """The warm-up parts a match between ``agents`` uses: the search only for ``ismcts``."""
     from meeple_gym.baselines.evaluate import is_search_name
@@ -123,10 +209,14 @@ def _match_parts(agents) -> tuple[str, ...]:
 
 def cmd_eval(args) -> int:
     import meeple_gym as mg
+    from meeple_gym.baselines.evaluate import check_match
     from meeple_gym.core.warmup import ensure_warm
     from meeple_gym.distributed import play_match
 
     mg.get_spec(args.game)  # fail fast on an unknown game
+    check_match(args.game, args.players, args.agents, args.games, args.seed)
+    _check_agents(args.game, args.agents, args.seed)
+    _start_backend(args)
     ensure_warm([args.game], parts=_match_parts(args.agents))
     result = play_match(
         args.game,
@@ -143,7 +233,11 @@ def cmd_eval(args) -> int:
     first = result["agents"][0]
     others = ", ".join(result["agents"][1:]) or "the game's automated opponent"
     print(f"{args.game}, {args.players} players: {first} vs {others}; {args.games} games")
-    print(f"wins {result['wins']}  draws {result['draws']}  losses {result['losses']}")
+    # Truncated games (step cap reached) count as draws; say how many, a looping policy shows.
+    print(
+        f"wins {result['wins']}  draws {result['draws']}  losses {result['losses']}  "
+        f"truncated {result['truncated']}"
+    )
     print(
         f"win rate {result['win_rate']:.3f}  95% CI (Wilson) "
         f"[{result['ci_low']:.3f}, {result['ci_high']:.3f}]"
@@ -157,11 +251,13 @@ def cmd_eval(args) -> int:
 
 def cmd_ladder(args) -> int:
     import meeple_gym as mg
-    from meeple_gym.baselines.ladder import format_ladder, plot_ladder
+    from meeple_gym.baselines.ladder import check_ladder, format_ladder, plot_ladder
     from meeple_gym.core.warmup import ensure_warm
     from meeple_gym.distributed import run_ladder
 
     mg.get_spec(args.game)  # fail fast on an unknown game
+    check_ladder(args.game, args.agents, args.seed, args.players, args.games_per_pair)
+    _start_backend(args)
     ensure_warm([args.game], parts=_match_parts(args.agents))
     result = run_ladder(
         args.game,
@@ -186,15 +282,22 @@ def cmd_rollout(args) -> int:
 
     import meeple_gym as mg
     from meeple_gym import distributed
-    from meeple_gym.core.errors import OptionError
+    from meeple_gym.baselines.evaluate import check_match
+    from meeple_gym.core.registry import check_num_players
     from meeple_gym.core.warmup import ensure_warm
 
-    mg.get_spec(args.game)  # fail fast on an unknown game
+    spec = mg.get_spec(args.game)  # fail fast on an unknown game
+    check_num_players(spec, args.players)
     if (args.trajectories or args.observations) and not args.agents:
         raise OptionError(
             "--trajectories records agent games: add --agents (e.g. --agents random); the "
             "in-kernel random rollout keeps no per-step record"
         )
+    if args.agents:
+        seated = args.agents * args.players if len(args.agents) == 1 else args.agents
+        check_match(args.game, args.players, seated, args.games, args.seed)
+        _check_agents(args.game, seated, args.seed)
+    _start_backend(args)
     ensure_warm([args.game], parts=("batch",) if args.agents else ("rollout",))
     out = distributed.rollout(
         args.game,
@@ -248,6 +351,11 @@ def cmd_bench(args) -> int:
     from meeple_gym.core.warmup import ensure_warm
 
     mg.get_spec(args.game)  # fail fast on an unknown game
+    plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
+    if plot_path:
+        check_plot_path(plot_path)  # the default beside --out too, before the measurements
+        if args.out and Path(plot_path).resolve() == Path(args.out).resolve():
+            raise OptionError(f"--out and the plot would both be {args.out!r}: give --plot")
     ensure_warm([args.game], parts=("single", "batch", "rollout"))
 
     def log(msg):
@@ -255,10 +363,9 @@ def cmd_bench(args) -> int:
 
     result = bench.run_all(args.game, quick=args.quick, log=log)
     if args.out:
-        with open(args.out, "w") as f:
+        with atomic_write(args.out, "w") as f:
             json.dump(result, f, indent=2)
             f.write("\n")
-    plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
     if plot_path:
         log(f"plot written to {bench.plot(result, plot_path)}")
     if args.json:
@@ -268,12 +375,14 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def _add_match_arguments(parser, default_agents: list[str], agents_help: str) -> None:
+def _add_match_arguments(
+    parser, game_help: str, default_agents: list[str], agents_help: str
+) -> None:
     """The arguments every match-playing command shares."""
-    parser.add_argument("--game", default="century")
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--game", default="century", help=game_help)
+    parser.add_argument("--players", type=int, default=2, help="players per game")
     parser.add_argument("--agents", nargs="+", default=default_agents, help=agents_help)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=_seed, default=0, help="the match's seed")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     _add_backend_arguments(parser)
 
@@ -294,17 +403,26 @@ def _add_backend_arguments(parser) -> None:
     )
 
 
+def _games() -> str:
+    import meeple_gym as mg
+
+    return ", ".join(mg.available_games())
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="meeple", description="meeple-gym: tabletop-game RL environments."
+    games = _games()
+    parser = _Parser(
+        prog="meeple",
+        description=f"meeple-gym: tabletop-game RL environments. Games: {games}.",
     )
+    game_help = f"the game: one of {games}"
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     arena = sub.add_parser(
         "arena", help="heuristic vs random and random self-play speed for every game"
     )
     arena.add_argument("--games", type=_positive_int, default=200, help="match games per game")
-    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--seed", type=_seed, default=0, help="seed of every match and rollout")
     arena.add_argument(
         "--rollout-games", type=_positive_int, default=20_000, help="self-play games per game"
     )
@@ -314,21 +432,26 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="play a seeded match between agents")
     _add_match_arguments(
         ev,
+        game_help,
         ["heuristic", "random"],
         "one agent per seat, or two (the first in one rotating seat, the second in the rest): "
-        "random, heuristic, ismcts[:key=value,...] or package.module:Class",
+        "random, heuristic, ismcts[:key=value,...], sb3:MODEL.zip (a saved PPO or MaskablePPO) "
+        "or package.module:Class",
     )
-    ev.add_argument("--games", type=_positive_int, default=1000)
+    ev.add_argument("--games", type=_positive_int, default=1000, help="games to play")
     ev.set_defaults(func=cmd_eval)
 
     be = sub.add_parser("bench", help="measure throughput and start-up time")
-    be.add_argument("--game", default="century")
+    be.add_argument("--game", default="century", help=game_help)
     be.add_argument("--quick", action="store_true", help="smaller batches and shorter runs")
     be.add_argument("--json", action="store_true", help="print JSON instead of a summary")
-    be.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE")
+    be.add_argument(
+        "--out", metavar="FILE", type=_output_file, help="also write the JSON result to FILE"
+    )
     be.add_argument(
         "--plot",
         metavar="PNG",
+        type=_plot_file,
         help="write the plot here (default with --out: beside it, .png; needs matplotlib)",
     )
     be.set_defaults(func=cmd_bench)
@@ -336,21 +459,27 @@ def build_parser() -> argparse.ArgumentParser:
     la = sub.add_parser("ladder", help="rate agents in a seeded round-robin (OpenSkill)")
     _add_match_arguments(
         la,
+        game_help,
         ["random", "heuristic"],
         "agents: random, heuristic, ismcts[:sims=N,rollout=random|heuristic,c=X,prior=X,"
-        "epsilon=X,depth=N] (the search agent), or package.module:Class",
+        "epsilon=X,depth=N] (the search agent), sb3:MODEL.zip (a saved PPO or MaskablePPO), "
+        "or package.module:Class",
     )
-    la.add_argument("--games-per-pair", type=_positive_int, default=200)
-    la.add_argument("--plot", metavar="PNG", help="also draw the ladder to this PNG")
+    la.add_argument(
+        "--games-per-pair", type=_positive_int, default=200, help="games each pair of agents plays"
+    )
+    la.add_argument(
+        "--plot", metavar="PNG", type=_plot_file, help="also draw the ladder to this PNG"
+    )
     la.set_defaults(func=cmd_ladder)
 
     ro = sub.add_parser(
         "rollout", help="self-play games to one .npz file (uniform random, or agents)"
     )
-    ro.add_argument("--game", default="century")
-    ro.add_argument("--players", type=int, default=2)
-    ro.add_argument("--games", type=_positive_int, default=10_000)
-    ro.add_argument("--seed", type=int, default=0)
+    ro.add_argument("--game", default="century", help=game_help)
+    ro.add_argument("--players", type=int, default=2, help="players per game")
+    ro.add_argument("--games", type=_positive_int, default=10_000, help="games to play")
+    ro.add_argument("--seed", type=_seed, default=0, help="the rollout's seed")
     ro.add_argument(
         "--agents",
         nargs="+",
@@ -366,7 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="also record each decision's observation and legal mask (large; implies "
         "--trajectories)",
     )
-    ro.add_argument("--out", metavar="FILE", help="write the games to this .npz file")
+    ro.add_argument(
+        "--out", metavar="FILE", type=_output_file, help="write the games to this .npz file"
+    )
     ro.add_argument("--json", action="store_true", help="print one JSON object")
     _add_backend_arguments(ro)
     ro.set_defaults(func=cmd_rollout)
@@ -375,7 +506,9 @@ def build_parser() -> argparse.ArgumentParser:
         "warmup", help="compile and cache every kernel now (for images and cluster nodes)"
     )
     wu.add_argument(
-        "--game", action="append", choices=None, help="a game to warm (repeat; default: all)"
+        "--game",
+        action="append",
+        help=f"a game to warm, one of {games} (repeat for several; default: all of them)",
     )
     wu.add_argument("--workers", type=_positive_int, help="compile processes (default: CPUs)")
     wu.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -383,14 +516,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    from meeple_gym.core.errors import MeepleError
+def _one_line(exc: BaseException) -> str:
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
 
-    args = build_parser().parse_args(argv)
+
+def main(argv=None) -> int:
+    """Run one command; returns its exit status (module docstring, "Errors")."""
+    prog = "meeple"
     try:
+        args = build_parser().parse_args(argv)
+        prog = f"meeple {args.command}"
         return args.func(args)
-    except MeepleError as e:
-        print(f"meeple {args.command}: error: {e}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `meeple ... | head`: the reader has all it wanted
+        # Python would flush stdout again at exit and fail once more: point it at devnull.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except MeepleError as exc:  # the package's own errors: messages written for the user
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError as exc:  # e.g. --games 10**15: the arrays cannot be allocated
+        print(
+            f"{prog}: error: out of memory ({_one_line(exc)}); ask for fewer games", file=sys.stderr
+        )
         return EXIT_USAGE
 
 

@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-from meeple_gym.core.errors import OptionError
+from meeple_gym.core.errors import MeepleError, OptionError
 from meeple_gym.core.options import check_int
 
 BACKENDS = ("local", "ray")
@@ -49,6 +49,11 @@ FORMAT_VERSION = 1
 DEFAULT_MAX_RETRIES = 3
 # Rollout shards per worker: a few each, so a worker with short games does not sit idle.
 SHARDS_PER_WORKER = 4
+
+
+class ClusterError(MeepleError, ConnectionError):
+    """Ray could not be started or its cluster joined (e.g. ``address="auto"`` with none
+    running); the message says which address and why."""
 
 
 # ----------------------------------------------------------------------------- shards
@@ -162,7 +167,13 @@ def connect(address: str | None = None, num_workers: int | None = None):
         kwargs = {"include_dashboard": False}
         if address is None and num_workers is not None:
             kwargs["num_cpus"] = num_workers
-        ray.init(address=address, **kwargs)
+        try:
+            ray.init(address=address, **kwargs)
+        # Ray's own errors for no cluster at that address (ConnectionError) and for an address
+        # it cannot parse (ValueError); every other argument here is fixed or checked.
+        except (ConnectionError, ValueError) as exc:
+            where = "start a local Ray" if address is None else f"join Ray at {address!r}"
+            raise ClusterError(f"cannot {where}: {exc}") from exc
     return ray
 
 
@@ -326,8 +337,13 @@ def rollout(
     num_workers = _check_backend(backend, address, num_workers)
     spec = mg.get_spec(game)
     num_players = check_num_players(spec, num_players)
-    num_games = check_int("num_games", num_games, 1, None)
+    num_games = check_int("num_games", num_games, 1, evaluate.MAX_GAMES)
     seed = int(check_seed(seed))
+    # Checked where given, even if this kind of rollout does not use it.
+    if shard_games is not None:
+        shard_games = check_int("shard_games", shard_games, 1, None)
+    if max_batch is not None:
+        max_batch = check_int("max_batch", max_batch, 1, None)
     meta = {
         "format": FORMAT_VERSION,
         "game": game,
@@ -344,8 +360,6 @@ def rollout(
                 "trajectories are recorded for agent games; give agents (e.g. ['random']): "
                 "the in-kernel random rollout keeps no per-step record"
             )
-        if shard_games is not None:
-            shard_games = check_int("shard_games", shard_games, 1, None)
         out = _random_rollout(
             spec,
             game,
@@ -365,10 +379,10 @@ def rollout(
         if len(agents) == 1:
             agents = agents * num_players
         agents = evaluate.check_match(game, num_players, agents, num_games, seed)
-        max_batch = check_int("max_batch", max_batch or evaluate.MAX_BATCH, 1, None)
-        for k, name in enumerate(agents):
-            evaluate.make_agent(name, game, seed + k)  # fail fast on an unknown agent
+        max_batch = evaluate.MAX_BATCH if max_batch is None else max_batch  # 0 is no default
+        evaluate.chunk_agents(agents, game, seed)  # fail fast on an unknown agent
         if backend == "ray":
+            connect(address, num_workers)  # no cluster: say so before compiling anything
             warm_for_ray(game, ("batch",), address, progress)
         seats = evaluate.seat_table(num_games, num_players, len(agents))
         jobs = [
@@ -403,9 +417,9 @@ def _random_rollout(
 
     if backend == "local":
         return mg.make_batch(game, 1, num_players, seed=seed).random_rollout(num_games)
+    ray = connect(address, num_workers)  # no cluster: say so before compiling anything
     warm_for_ray(game, ("rollout",), address, progress)
     if shard_games is None:
-        ray = connect(address, num_workers)
         workers = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         shard_games = math.ceil(num_games / (SHARDS_PER_WORKER * workers))
     jobs = [
@@ -432,12 +446,15 @@ def _random_rollout(
 
 
 def save_rollout(result: dict, path) -> str:
-    """Write ``rollout``'s result to one compressed NumPy ``.npz`` file (``meta`` as JSON).
-    ``np.load(path)`` reads it back; so does ``load_rollout``."""
+    """Write ``rollout``'s result to one compressed NumPy ``.npz`` file (``meta`` as JSON),
+    whole or not at all (``meeple_gym.core.files.atomic_write``). ``np.load(path)`` reads it
+    back; so does ``load_rollout``."""
+    from meeple_gym.core.files import atomic_write
+
     arrays = {k: np.asarray(v) for k, v in result.items() if k != "meta"}
     meta = np.array(json.dumps(result.get("meta", {}), sort_keys=True))
     path = str(path)
-    with open(path, "wb") as f:  # a file object: savez would append ".npz" to a bare name
+    with atomic_write(path) as f:  # a file object: savez would append ".npz" to a bare name
         np.savez_compressed(f, meta=meta, **arrays)
     return path
 
@@ -508,8 +525,8 @@ def play_match(
         game, num_players, _named_agents(agent_names, backend), num_games, seed
     )
     max_batch = check_int("max_batch", max_batch, 1, None)
-    for k, name in enumerate(agents):
-        evaluate.make_agent(name, game, seed + k)  # fail fast on an unknown agent
+    evaluate.chunk_agents(agents, game, seed)  # fail fast on an unknown agent
+    connect(address, num_workers)  # no cluster: say so before compiling anything
     warm_for_ray(game, ("batch",), address, progress)
     jobs, seats = _match_jobs(game, num_players, agents, num_games, seed, max_batch)
     parts = _run_with_progress(
@@ -545,7 +562,9 @@ def run_ladder(
     num_workers = _check_backend(backend, address, num_workers)
     if backend == "local":
         return ladder.run_ladder(game, num_players, agents, games_per_pair, seed, progress)
-    agents = ladder.check_ladder(game, _named_agents(agents, backend), seed)
+    agents = ladder.check_ladder(
+        game, _named_agents(agents, backend), seed, num_players, games_per_pair
+    )
     pairs = ladder.ladder_pairs(agents, seed)
     jobs, owners, tables = [], [], []
     for index, (a, b, match_seed) in enumerate(pairs):
@@ -556,6 +575,7 @@ def run_ladder(
         jobs += pair_jobs
         owners += [index] * len(pair_jobs)
         tables.append(seats)
+    connect(address, num_workers)  # no cluster: say so before compiling anything
     warm_for_ray(game, ("batch",), address, progress)
     total = games_per_pair * len(pairs)
     parts = _run_with_progress(

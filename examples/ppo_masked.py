@@ -11,8 +11,9 @@ policy never picks an illegal action: the logits of actions the mask forbids are
 large negative number before the softmax, both when acting and in the update (the stored
 masks are replayed), so the ratio and the entropy are those of the masked distribution.
 
-Auto-reset is gymnasium's SAME_STEP mode: when a row's game ends, the next observation is
-already the new game's, which is what CleanRL's GAE expects. A truncated game (step cap) is
+Auto-reset is gymnasium's SAME_STEP mode (asked for: the vector env's default is NEXT_STEP):
+when a row's game ends, the next observation is already the new game's, which is what
+CleanRL's GAE expects. A truncated game (step cap) is
 bootstrapped from ``info["final_obs"]``.
 
 Results, the learning curve and the exact evaluation commands: docs/learning.md.
@@ -115,6 +116,7 @@ def train(args) -> dict:
         vectorization_mode="vector_entry_point",
         num_players=args.num_players,
         opponent=args.opponent,
+        autoreset_mode="SameStep",  # the rollout below stores no reset steps
     )
     obs_high = envs.single_observation_space.high.astype(np.float32)
     num_actions = int(envs.single_action_space.n)

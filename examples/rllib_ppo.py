@@ -1,6 +1,6 @@
 """PPO in RLlib on a meeple-gym game, against a fixed opponent, with masked actions.
 
-    pip install torch==2.13.0 "ray[rllib]"   # CPU torch first (see README)
+    pip install torch==2.13.0 && pip install -e ".[rllib]"   # CPU torch first; keeps gymnasium
     python examples/rllib_ppo.py --game century --opponent random --minutes 10
 
 RLlib samples the Gymnasium entry point (``meeple_gym/Century-v0``) on its Ray env-runner actors

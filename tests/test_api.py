@@ -44,6 +44,16 @@ def _case_id(case):
     return f"{case[0]}-{case[1]}p"
 
 
+def _smoke(cases, chosen):
+    """``cases`` with the ``chosen`` ones marked for .ci/compat's smoke set."""
+    return [
+        pytest.param(case, marks=pytest.mark.smoke, id=_case_id(case))
+        if case in chosen
+        else pytest.param(case, id=_case_id(case))
+        for case in cases
+    ]
+
+
 def _first_legal(obs):
     return int(np.flatnonzero(obs["action_mask"])[0])
 
@@ -68,7 +78,8 @@ def test_available_games_lists_every_game():
     assert mg.available_games() == sorted(mg.available_games())
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+# One player count per game in the smoke set.
+@pytest.mark.parametrize("case", _smoke(CASES, [(g, 2) for g in GAMES]))
 def test_pettingzoo_api_test(case):
     game, num_players = case
     api_test(mg.make(game, num_players=num_players), num_cycles=2000)
@@ -348,7 +359,7 @@ def _first_games(game, batch_size, num_players, seed, threads, slots=7):
         numba.set_num_threads(previous)
 
 
-@pytest.mark.parametrize("case", MID_CASES, ids=_case_id)
+@pytest.mark.parametrize("case", _smoke(MID_CASES, [("century", 3)]))
 def test_batch_games_do_not_depend_on_batch_size_or_threads(case):
     game, n = case
     reference = _first_games(game, 7, n, seed=21, threads=1)

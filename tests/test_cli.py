@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -186,6 +189,177 @@ def test_bad_games_value_is_a_usage_error(capsys):
     assert "--games" in capsys.readouterr().err
 
 
+# ---- mistakes: one line on stderr, exit status 2, before any work ------------------------
+
+
+def one_line_error(capsys, argv) -> str:
+    """The single stderr line of a command that must fail with status 2 and print nothing on
+    stdout (argparse's own errors end in SystemExit(2), the others in main's return value)."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    captured = capsys.readouterr()
+    assert status == 2, captured.err
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith(f"meeple {argv[0]}: error: ")
+    return lines[0]
+
+
+MISTAKES = [
+    # agent specs
+    (["eval", "--agents", "json:dumps", "random"], "'json:dumps' cannot be made"),
+    (["eval", "--agents", ":", "random"], "not an import path"),
+    (["eval", "--agents", "os:", "random"], "not an import path"),
+    (["eval", "--agents", "nonexistent.module:X", "random"], "No module named 'nonexistent'"),
+    (["eval", "--agents", "meeple_gym:available_games", "random"], "neither act_batch"),
+    (["eval", "--agents", "heuristic:foo", "random"], "takes no parameters"),
+    (["eval", "--agents", "ismcts:sims=abc", "random"], "sims must be an integer"),
+    (["eval", "--agents", "ismcts:bogus=1", "random"], "bad parameter 'bogus=1'"),
+    (["ladder", "--agents", "random", "json:dumps"], "'json:dumps' cannot be made"),
+    (["rollout", "--agents", ":"], "not an import path"),
+    # numbers
+    (["eval", "--seed", "-1"], "argument --seed: must be at least 0"),
+    (["eval", "--seed", str(2**64)], f"argument --seed: must be at most {2**64 - 1}"),
+    (["arena", "--seed", "-1"], "argument --seed"),
+    (["ladder", "--seed", "-1"], "argument --seed"),
+    (["rollout", "--seed", "x"], "argument --seed: must be an integer"),
+    (["rollout", "--games", str(2**63)], f"argument --games: must be at most {2**63 - 1}"),
+    (["ladder", "--games-per-pair", "0"], "argument --games-per-pair: must be at least 1"),
+    (["eval", "--players", "abc"], "argument --players"),
+    (["rollout", "--players", "1"], "2 to 5 players"),
+    (["warmup", "--workers", "0"], "argument --workers"),
+    (["eval", "--backend", "local", "--address", "auto"], "address"),
+    # output paths
+    (["rollout", "--out", "{tmp}/missing/games.npz"], "folder '{tmp}/missing' does not exist"),
+    (["rollout", "--out", "{tmp}"], "it is a folder"),
+    (["rollout", "--out", "{file}/games.npz"], "is not a folder"),
+    (["rollout", "--out", ""], "non-empty file name"),
+    (["ladder", "--plot", "{tmp}/missing/ladder.png"], "does not exist"),
+    (["ladder", "--plot", "{tmp}"], "it is a folder"),
+    (["ladder", "--plot", "{tmp}/ladder.txt"], "ending in .png"),
+    (["bench", "--out", "{tmp}/missing/bench.json"], "does not exist"),
+    (["bench", "--plot", "{tmp}"], "it is a folder"),
+    (["bench", "--out", "{tmp}/bench.png"], "--out and the plot would both be"),
+    # the plot beside --out (bench.png) would land on a folder
+    (["bench", "--out", "{tmp}/sub/bench.json"], "it is a folder"),
+]
+
+
+@pytest.mark.parametrize("argv, fragment", MISTAKES)
+def test_mistakes_print_one_line_and_exit_2_before_any_work(
+    capsys, tmp_path, monkeypatch, argv, fragment
+):
+    from meeple_gym.core import warmup
+
+    def no_work(*args, **kwargs):  # every command warms its kernels before it plays
+        raise AssertionError("the mistake was not reported before the work started")
+
+    monkeypatch.setattr(warmup, "ensure_warm", no_work)
+    (tmp_path / "a-file").write_text("")
+    (tmp_path / "sub" / "bench.png").mkdir(parents=True)
+    argv = [a.format(tmp=tmp_path, file=tmp_path / "a-file") for a in argv]
+    if argv[0] in ("eval", "rollout"):
+        argv += ["--games", "2"]
+    line = one_line_error(capsys, argv)
+    assert fragment.format(tmp=tmp_path) in line
+    assert "Traceback" not in line
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_an_unwritable_folder_is_refused_at_once(capsys):
+    # /proc refuses new files even to root, who may write into any chmod-ed folder.
+    line = one_line_error(capsys, ["rollout", "--games", "2", "--out", "/proc/games.npz"])
+    assert "cannot write '/proc/games.npz'" in line
+
+
+def test_too_many_games_is_one_line(capsys):
+    # 10**15 games: the result arrays alone need petabytes, so allocation fails at once.
+    line = one_line_error(capsys, ["rollout", "--games", str(10**15)])
+    assert "out of memory" in line
+
+
+def test_ctrl_c_is_130_and_bugs_keep_their_traceback(capsys, monkeypatch):
+    from meeple_gym import distributed
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed, "play_match", interrupted)
+    try:
+        status = main(["eval", "--games", "2", "--json"])
+    except KeyboardInterrupt:  # as a failure of this test, not as a stop of the whole run
+        pytest.fail("Ctrl-C escaped main() instead of ending it with status 130")
+    assert status == 130
+    assert capsys.readouterr().err.splitlines() == ["meeple eval: interrupted"]
+
+    def bug(*args, **kwargs):
+        raise RuntimeError("an internal bug")
+
+    monkeypatch.setattr(distributed, "play_match", bug)
+    with pytest.raises(RuntimeError, match="an internal bug"):  # not swallowed as exit 2
+        main(["eval", "--games", "2", "--json"])
+
+
+@pytest.mark.parametrize("command", ["eval", "ladder", "rollout"])
+def test_ray_without_a_cluster_is_one_line_before_any_work(capsys, monkeypatch, command):
+    ray = pytest.importorskip("ray")
+    from meeple_gym.core import warmup
+
+    # What ray.init(address="auto") raises when no cluster runs (whether one runs on this
+    # machine is not up to the test, so Ray's answer is replayed).
+    def no_cluster(*args, **kwargs):
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the mistake was not reported before the work started")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", no_cluster)
+    monkeypatch.setattr(warmup, "ensure_warm", no_work)
+    argv = [command, "--backend", "ray", "--address", "auto", "--json"]
+    argv += ["--games-per-pair", "2"] if command == "ladder" else ["--games", "2"]
+    line = one_line_error(capsys, argv)
+    assert "cannot join Ray at 'auto': Could not find any running Ray instance." in line
+
+
+def test_ctrl_c_ends_a_rollout_with_130_and_no_output_file(tmp_path):
+    from meeple_gym.core.warmup import ensure_warm
+
+    ensure_warm(["century"], parts=("batch",))  # the child then prints nothing before it plays
+    out = tmp_path / "games.npz"
+    started = tmp_path / "started"
+    tests = str(ROOT / "tests")
+    env = dict(os.environ, MEEPLE_TEST_STARTED=str(started))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests, env.get("PYTHONPATH")]))
+    argv = ["rollout", "--games", "1000000", "--agents", "cli_agents:SignalsStart", "random"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "meeple_gym.cli", *argv, "--json", "--out", str(out)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 600  # a bound for a stuck child, not a timing check
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists() and proc.poll() is None, "the rollout never started playing"
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines() == ["meeple rollout: interrupted"]
+    assert stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["started"]  # no file, no temp file
+
+
 # ---- helpers behind the commands ----------------------------------------------------------
 
 
@@ -244,3 +418,80 @@ def test_warmup_compiles_in_workers_and_marks_the_game_warm(capsys, tmp_path, mo
 def test_warmup_refuses_an_unknown_game(capsys):
     assert main(["warmup", "--game", "chess"]) == 2
     assert "chess" in capsys.readouterr().err
+
+
+def test_a_closed_stdout_pipe_ends_quietly():
+    from meeple_gym.core.warmup import ensure_warm
+
+    ensure_warm(["century"], parts=("batch",))  # the child then has nothing to say on stderr
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "meeple_gym.cli", "eval", "--games", "2", "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.close()  # like `| head` that has already quit: the result cannot be printed
+    stderr = proc.stderr.read()
+    proc.wait()
+    assert proc.returncode == 141
+    assert stderr == ""
+
+
+# ---- writers: whole files or none ---------------------------------------------------------
+
+
+def _write_partial_then_interrupt(target):
+    """Write a few bytes to ``target`` (a path or a file object), then act like Ctrl-C."""
+    if hasattr(target, "write"):
+        target.write(b"partial")
+    else:
+        Path(target).write_bytes(b"partial")
+    raise KeyboardInterrupt
+
+
+def test_an_interrupted_rollout_save_keeps_the_previous_file(tmp_path, monkeypatch):
+    from meeple_gym import distributed
+
+    out = tmp_path / "games.npz"
+    out.write_bytes(b"the previous run")
+    monkeypatch.setattr(
+        np, "savez_compressed", lambda f, **arrays: _write_partial_then_interrupt(f)
+    )
+    with pytest.raises(KeyboardInterrupt):
+        distributed.save_rollout({"length": np.arange(3), "meta": {}}, out)
+    assert out.read_bytes() == b"the previous run"
+    assert [p.name for p in tmp_path.iterdir()] == ["games.npz"]  # no temporary file left
+
+
+def test_an_interrupted_plot_leaves_no_file(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    from meeple_gym.baselines.ladder import plot_ladder
+
+    result = {
+        "game": "century",
+        "num_players": 2,
+        "games_per_pair": 2,
+        "ratings": [{"agent": "random", "mu": 25.0, "sigma": 8.0}],
+    }
+    monkeypatch.setattr(Figure, "savefig", lambda self, f, **kw: _write_partial_then_interrupt(f))
+    with pytest.raises(KeyboardInterrupt):
+        plot_ladder(result, tmp_path / "ladder.png")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["", "arena", "eval", "ladder", "rollout", "bench", "warmup"])
+def test_every_help_lists_the_games_and_the_defaults(command, capsys):
+    argv = [command, "--help"] if command else ["--help"]
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    if command in ("", "eval", "ladder", "rollout", "bench", "warmup"):
+        assert ", ".join(mg.available_games()) in text
+    if command:
+        assert "(default: " in text
+    if command in ("eval", "ladder", "rollout"):
+        assert "players per game (default: 2)" in text
+        assert "seed (default: 0)" in text

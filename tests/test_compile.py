@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from numba.core import types
 
-from meeple_gym.core import jit
+from meeple_gym.core import compiler, jit
+from meeple_gym.core.compiler import dispatch
 
 # In a fresh process with an empty cache, compile everything a game's commands use and report
 # every kernel that holds more than one specialisation.
@@ -49,19 +50,19 @@ print(json.dumps({"kernels": total, "duplicates": found}))
 
 
 def test_widening_rules():
-    assert jit._widen(types.IntegerLiteral(8)) == types.int64
-    assert jit._widen(types.int8) == types.int64
-    assert jit._widen(types.uint16) == types.int64
-    assert jit._widen(types.BooleanLiteral(True)) == types.boolean
+    assert dispatch.widen(types.IntegerLiteral(8)) == types.int64
+    assert dispatch.widen(types.int8) == types.int64
+    assert dispatch.widen(types.uint16) == types.int64
+    assert dispatch.widen(types.BooleanLiteral(True)) == types.boolean
     # uint64 keeps its unsigned arithmetic (RNG words); arrays and records are untouched.
-    assert jit._widen(types.uint64) == types.uint64
-    assert jit._widen(types.int8[:]) == types.int8[:]
+    assert dispatch.widen(types.uint64) == types.uint64
+    assert dispatch.widen(types.int8[:]) == types.int8[:]
 
 
 def _uncached_kernel(fn):
     # Like jit.kernel but never cached, so the callee is compiled in this process.
     dispatcher = numba.njit(**{**jit.JIT_OPTIONS, "cache": False})(fn)
-    dispatcher.__class__ = jit._KernelDispatcher
+    dispatcher.__class__ = dispatch.KernelDispatcher
     return dispatcher
 
 
@@ -101,11 +102,15 @@ if not numba.config.DISABLE_JIT:
     _sum_taken = numba.njit(**{**jit.JIT_OPTIONS, "cache": False}, parallel=True)(_sum_taken)
 
 
+@pytest.mark.smoke
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="plain functions without the compiler")
 def test_kernels_use_the_widening_dispatcher():
     from meeple_gym.century import rules
 
-    assert isinstance(rules.apply_action, jit._KernelDispatcher)
+    if compiler.active("dispatcher"):
+        assert isinstance(rules.apply_action, dispatch.KernelDispatcher)
+    else:  # the fence's fallback: Numba's own dispatcher
+        assert type(rules.apply_action) is numba.core.registry.CPUDispatcher
 
 
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
@@ -115,7 +120,9 @@ def test_a_kernel_called_with_literals_and_narrow_ints_compiles_once():
     assert _plus_one.signatures[0] == (types.int64,)
 
 
-@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
+@pytest.mark.skipif(
+    numba.config.DISABLE_JIT or not compiler.active("dispatcher"), reason="needs the dispatcher"
+)
 def test_every_century_kernel_has_one_specialisation(tmp_path):
     env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=str(tmp_path))
     result = subprocess.run(
@@ -142,7 +149,7 @@ def test_a_kernel_called_with_and_without_its_defaults_compiles_once():
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
 def test_an_index_argument_is_int64_from_a_prange_loop_too():
     # copy_record(final_states, i, ...) in the batch steps compiled a uint64 copy of itself.
-    assert "index" in jit.INDEX_ARGUMENTS
+    assert "index" in dispatch.INDEX_ARGUMENTS
     assert _sum_taken(np.arange(5, dtype=np.int64)) == 10
     assert _take.signatures == [(types.Array(types.int64, 1, "C"), types.int64)]
 

@@ -1,8 +1,8 @@
 """Numba's per-compile costs removed (issue 11): the compile flags' hash and equality
-(jit._QuickFlags), the ``del`` of variables without a reference count (jit._DropPlainDels),
-the reference counting of record-field views (jit._KernelLower), full garbage collections
-while kernels compile and repeated overload resolution (jit._compile_session). All must leave
-Numba's results as they were."""
+(compiler.flags.QuickFlags), the ``del`` of variables without a reference count
+(compiler.passes.DropPlainDels), the reference counting of record-field views
+(compiler.passes.KernelLower), full garbage collections while kernels compile and repeated
+overload resolution (compiler.session). All must leave Numba's results as they were."""
 
 import gc
 import sys
@@ -12,16 +12,24 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from numba.core import compiler, ir
+from numba.core import compiler as numba_compiler
+from numba.core import ir
 from numba.core.registry import cpu_target
 from numba.core.runtime import _nrt_python, rtsys
 
-from meeple_gym.core import jit
+from meeple_gym.core import compiler, jit
+from meeple_gym.core.compiler import flags, passes, session
 
-needs_compiler = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
+
+def needs(technique):
+    return pytest.mark.skipif(
+        numba.config.DISABLE_JIT or not compiler.active(technique),
+        reason=f"needs the compiler with {technique} active",
+    )
+
 
 BOOLEAN_OPTIONS = sorted(
-    name for name, option in compiler.Flags.options.items() if option.type is bool
+    name for name, option in numba_compiler.Flags.options.items() if option.type is bool
 )
 
 # Each option left unset, set to its default, or set to the other value.
@@ -31,30 +39,30 @@ settings = st.dictionaries(st.sampled_from(BOOLEAN_OPTIONS), st.sampled_from(["d
 def _flags(cls, setting):
     flags = cls()
     for name, how in setting.items():
-        default = compiler.Flags.options[name].default
+        default = numba_compiler.Flags.options[name].default
         setattr(flags, name, default if how == "default" else not default)
     return flags
 
 
 @given(settings, settings)
 def test_quick_flags_hash_and_compare_as_numbas_flags_do(first, second):
-    plain = _flags(compiler.Flags, first), _flags(compiler.Flags, second)
-    quick = _flags(jit._QuickFlags, first), _flags(jit._QuickFlags, second)
+    plain = _flags(numba_compiler.Flags, first), _flags(numba_compiler.Flags, second)
+    quick = _flags(flags.QuickFlags, first), _flags(flags.QuickFlags, second)
     expected = plain[0] == plain[1]
     assert (quick[0] == quick[1]) is expected
     assert (quick[0] == plain[1]) is expected
     assert (plain[0] == quick[1]) is expected
     assert hash(quick[0]) == hash(plain[0]) == hash(plain[1])
-    assert quick[0] == jit._QuickFlags(quick[0])  # Numba's copy keeps the class
+    assert quick[0] == flags.QuickFlags(quick[0])  # Numba's copy keeps the class
 
 
-@needs_compiler
+@needs("quick_flags")
 def test_kernels_compile_with_quick_flags():
     from meeple_gym.century import rules
 
-    assert type(rules.apply_action._compiler) is jit._QuickFlagsCompiler
-    flags = rules.apply_action._compiler._customize_flags(compiler.Flags())
-    assert type(flags) is jit._QuickFlags and type(flags.copy()) is jit._QuickFlags
+    assert type(rules.apply_action._compiler) is flags.QuickFlagsCompiler
+    customized = rules.apply_action._compiler._customize_flags(numba_compiler.Flags())
+    assert type(customized) is flags.QuickFlags and type(customized.copy()) is flags.QuickFlags
 
 
 def deletes_in_loops(n):
@@ -71,11 +79,11 @@ def deletes_in_loops(n):
     return total + best + int(scratch.sum())
 
 
-@needs_compiler
+@needs("passes")
 def test_plain_dels_are_dropped_and_arrays_still_freed(monkeypatch):
     kept_types = []
     dropped = []
-    original = jit._DropPlainDels.run_pass
+    original = passes.DropPlainDels.run_pass
 
     def recording(self, state):
         before = [
@@ -89,7 +97,7 @@ def test_plain_dels_are_dropped_and_arrays_still_freed(monkeypatch):
         dropped.append(len(before) - len(after))
         return changed
 
-    monkeypatch.setattr(jit._DropPlainDels, "run_pass", recording)
+    monkeypatch.setattr(passes.DropPlainDels, "run_pass", recording)
     kernel = jit._compile(deletes_in_loops, cacheable=False)
     kernel(1)  # compile first
     was_enabled = _nrt_python.memsys_stats_enabled()
@@ -154,7 +162,7 @@ def _nested_array_decrefs(monkeypatch, compile_kernel):
     return sum(counted)
 
 
-@needs_compiler
+@needs("passes")
 def test_record_field_views_are_not_reference_counted(monkeypatch):
     numbas_own = _nested_array_decrefs(monkeypatch, numba.njit(cache=False))
     ours = _nested_array_decrefs(monkeypatch, lambda fn: jit._compile(fn, cacheable=False))
@@ -173,7 +181,7 @@ def _calls_a_kernel(x):
     return CALLEE(x) - 1
 
 
-@needs_compiler
+@needs("session")
 def test_compile_session_is_set_up_by_the_outermost_compile_and_undone(monkeypatch):
     from numba.core import event
 
@@ -205,8 +213,8 @@ def test_compile_session_is_set_up_by_the_outermost_compile_and_undone(monkeypat
     assert names[0] == "_calls_a_kernel" and "_callee" in names  # the callee compiled nested
     for _, thresholds, resolver in seen:
         # Young cycles are still collected, at the user's thresholds; the oldest generation never.
-        assert thresholds == (500, 7, jit._NO_FULL_COLLECTION)
-        assert resolver is jit._memoised_get_call_type
+        assert thresholds == (500, 7, session.NO_FULL_COLLECTION)
+        assert resolver is session.memoised_get_call_type
 
 
 def many_repeated_operations(values, n):
@@ -228,14 +236,14 @@ class _NothingKept(dict):
 
 def _compile_counting_resolutions(monkeypatch, memo):
     calls = []
-    numbas = jit._numba_get_call_type
+    numbas = session.numba_get_call_type
 
     def counting(fn, context, args, kws):
         calls.append((fn, tuple(args)))
         return numbas(fn, context, args, kws)
 
-    monkeypatch.setattr(jit, "_numba_get_call_type", counting)
-    monkeypatch.setattr(jit, "_call_types", memo)
+    monkeypatch.setattr(session, "numba_get_call_type", counting)
+    monkeypatch.setattr(session, "call_types", memo)
     kernel = jit._compile(many_repeated_operations, cacheable=False)
     values = np.array([3, 5, 7, 1, 6, 7, 2], dtype=np.int64)
     for n in range(len(values) + 1):
@@ -244,7 +252,7 @@ def _compile_counting_resolutions(monkeypatch, memo):
     return calls
 
 
-@needs_compiler
+@needs("session")
 def test_overload_resolution_is_memoised_and_agrees_with_numba(monkeypatch):
     memo = {}
     with_memo = _compile_counting_resolutions(monkeypatch, memo)
@@ -254,4 +262,4 @@ def test_overload_resolution_is_memoised_and_agrees_with_numba(monkeypatch):
     context = cpu_target.typing_context
     for (fn, typing_context, args, kws), signature in memo.items():
         assert typing_context is context
-        assert jit._numba_get_call_type(fn, context, args, dict(kws)) == signature
+        assert session.numba_get_call_type(fn, context, args, dict(kws)) == signature

@@ -5,6 +5,8 @@ import json
 import pytest
 from golden_playthrough import CASES, path_for, record
 
+pytestmark = pytest.mark.smoke  # .ci/compat: the fallback and the oldest Numba replay them too
+
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}p-{c[2]}")
 def test_golden_playthrough_replays_identically(case):

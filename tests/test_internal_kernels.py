@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import meeple_gym as mg
-from meeple_gym.core import jit
+from meeple_gym.core import compiler, jit
 from meeple_gym.core.records import clear_record, copy_record, copy_values
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
@@ -35,15 +35,21 @@ def sum_doubled(values):
     return total
 
 
+needs_internal = pytest.mark.skipif(
+    not compiler.active("internal"), reason="internal kernels fell back (compiler fence)"
+)
+
+
+@needs_internal
 def test_a_private_kernel_is_internal_and_still_answers_python():
-    assert isinstance(_doubled, jit._InternalKernelDispatcher)
+    assert isinstance(_doubled, compiler.internal.InternalKernelDispatcher)
     values = np.arange(4, dtype=np.int64)
     assert sum_doubled(values) == 12  # called from a kernel: the wrapper-less copy
     assert _doubled(values, 3) == 6  # called from Python: the copy with entry wrappers
     internal = next(iter(_doubled.overloads.values()))
     assert internal.fndesc.llvm_cpython_wrapper_name not in internal.library.get_llvm_str()
     # No machine code of its own: the kernels that call it link and emit its module.
-    assert isinstance(internal.library, jit._LinkOnlyLibrary)
+    assert isinstance(internal.library, compiler.internal.LinkOnlyLibrary)
     assert internal.library.get_pointer_to_function(internal.fndesc.llvm_func_name) == 0
 
 
@@ -60,16 +66,18 @@ def sum_tripled(values):
     return total
 
 
+@needs_internal
 def test_a_fragment_is_internal_and_compiled_into_a_fragment_library():
     values = np.arange(4, dtype=np.int64)
     assert sum_tripled(values) == 18
     assert _tripled(values, 3) == 9  # from Python, like any internal kernel
-    assert isinstance(_tripled, jit._InternalKernelDispatcher)
+    internal = compiler.internal
+    assert isinstance(_tripled, internal.InternalKernelDispatcher)
     # checked on the declaration: with a warm cache the caller loads and the fragment is never
     # compiled in this process
-    assert _tripled._compiler.pipeline_class is jit._FragmentPipeline
-    assert jit._FragmentPipeline._lowering is jit._FragmentLowering
-    assert issubclass(jit._FragmentLibrary, jit._LinkOnlyLibrary)  # no machine code either
+    assert _tripled._compiler.pipeline_class is internal.FragmentPipeline
+    assert internal.FragmentPipeline._lowering is internal.FragmentLowering
+    assert issubclass(internal.FragmentLibrary, internal.LinkOnlyLibrary)  # no machine code
     with pytest.raises(ValueError, match="internal"):
         jit.kernel(fragment=True)(lambda: 0)
 
@@ -95,7 +103,7 @@ def _kernel_functions(decorators=("kernel",)):
 
 
 def test_internal_kernels_never_need_their_numba_environment():
-    # An internal kernel's environment pointer is never set (jit._LinkOnlyLibrary); Numba reads
+    # An internal kernel's environment pointer is never set (LinkOnlyLibrary); Numba reads
     # it only to print or to raise an exception built from runtime values.
     offenders, checked = [], 0
     for filename, function in _kernel_functions():
@@ -201,16 +209,18 @@ def test_a_reset_clears_what_the_last_game_left(game):
 
 
 def test_the_cache_key_names_the_optimisation_level():
-    assert jit.group_key("core").split("-")[2] == f"O{jit.KERNEL_OPT_LEVEL}"
+    assert jit.group_key("core").split("-")[2] == f"O{jit.opt_level()}"
+    if compiler.active("dispatcher"):
+        assert jit.opt_level() == jit.KERNEL_OPT_LEVEL
 
 
 # A kernel compiled in a process that finds the internal kernels it calls in the cache links
-# their cached bitcode (jit._LinkOnlyCacheImpl); its results must match a compile from scratch.
+# their cached bitcode (LinkOnlyCacheImpl); its results must match a compile from scratch.
 HEURISTIC_RUN = """
 import gc, json, sys
 import numpy as np
 import meeple_gym as mg
-from meeple_gym.core import jit
+from meeple_gym.core.compiler.internal import InternalKernelDispatcher
 game, part = sys.argv[1], sys.argv[2]
 if part == "single":
     env = mg.make(game, num_players=2)
@@ -222,7 +232,7 @@ sys.path.insert(0, sys.argv[3])  # this file's folder
 from test_internal_kernels import heuristic_play
 actions = heuristic_play(game)
 hits = sum(sum(d._cache_hits.values()) for d in gc.get_objects()
-           if isinstance(d, jit._InternalKernelDispatcher))
+           if isinstance(d, InternalKernelDispatcher))
 print(json.dumps({"actions": actions, "internal_cache_hits": hits}))
 """
 
@@ -254,6 +264,7 @@ def _run(game, part, cache):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@needs_internal
 def test_kernels_linking_cached_internal_kernels_play_the_same(tmp_path):
     # The reference is this process's own kernels (compiled here, or whole from the cache).
     _run("century", "single", tmp_path)

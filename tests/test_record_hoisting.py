@@ -1,14 +1,19 @@
-"""jit._HoistRecordArrays (issue 11): a record's nested-array field is read once, where the
-record is defined, instead of at every use. Kernels must compute what plain Python computes."""
+"""compiler.passes.HoistRecordArrays (issue 11): a record's nested-array field is read once,
+where the record is defined, instead of at every use. Kernels must compute what plain Python
+computes."""
 
 import numba
 import numpy as np
 import pytest
 from numba.core import ir, types
 
-from meeple_gym.core import jit
+from meeple_gym.core import compiler, jit
+from meeple_gym.core.compiler import passes
 
-pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
+pytestmark = pytest.mark.skipif(
+    numba.config.DISABLE_JIT or not compiler.active("passes"),
+    reason="needs the compiler with its passes active",
+)
 
 STATE = np.dtype([("a", np.int8, (4, 8)), ("b", np.int16, (4,)), ("c", np.int8)])
 
@@ -74,7 +79,7 @@ def _nested_array_reads(blocks, typemap):
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_hoisted_kernels_compute_what_python_computes(function, monkeypatch):
     counts = []
-    original = jit.hoist_record_arrays
+    original = passes.hoist_record_arrays
 
     def counting(blocks, typemap):
         before = _nested_array_reads(blocks, typemap)
@@ -82,7 +87,7 @@ def test_hoisted_kernels_compute_what_python_computes(function, monkeypatch):
         counts.append((before, _nested_array_reads(blocks, typemap), changed))
         return changed
 
-    monkeypatch.setattr(jit, "hoist_record_arrays", counting)
+    monkeypatch.setattr(passes, "hoist_record_arrays", counting)
     kernel = jit._compile(function, cacheable=False)  # serial kernels take _KernelPipeline
     for g in range(3):
         compiled, plain = _states(), _states()

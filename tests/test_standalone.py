@@ -12,9 +12,13 @@ import pytest
 from numba.core import types
 from numba.core.errors import TypingError
 
-from meeple_gym.core import jit
+from meeple_gym.core import compiler, jit
+from meeple_gym.core.compiler import dispatch
 
-pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
+pytestmark = pytest.mark.skipif(
+    numba.config.DISABLE_JIT or not compiler.active("standalone"),
+    reason="needs the compiler with standalone kernels active",
+)
 
 ROW = np.dtype([("total", np.int64), ("items", np.int16, (3,))])
 
@@ -43,7 +47,7 @@ def _declared_none_returns_an_int(row):
 def _uncached_kernel(fn):
     # A caller compiled in this process, so its LLVM IR can be inspected.
     dispatcher = numba.njit(**{**jit.JIT_OPTIONS, "cache": False})(fn)
-    dispatcher.__class__ = jit._KernelDispatcher
+    dispatcher.__class__ = dispatch.KernelDispatcher
     dispatcher._meeple_group = "core"
     return dispatcher
 
@@ -104,14 +108,14 @@ def test_the_declared_kinds_must_match_the_parameters():
 
 # Loads step_batch from the cache as the first thing it runs: the standalone kernels it calls
 # (rules, encoder) were never typed in this process, so their cells are filled from the
-# cached machine code's symbols (jit._fill_cells). Unfilled, the call would crash the process.
+# cached machine code's symbols (standalone.fill_cells). Unfilled, the call would crash the process.
 ROLLOUT = """
 import json, sys
 import meeple_gym as mg
-from meeple_gym.core import jit
+from meeple_gym.core.compiler import standalone
 game = sys.argv[1]
 result = mg.make_batch(game, 4, 2, seed=3).random_rollout(6)
-entries = [e for group in jit._standalone.values() for e in group]
+entries = [e for group in standalone.registry.values() for e in group]
 built = sorted(e.symbol.rsplit(".", 1)[-1] for e in entries if e.built)
 print(json.dumps({"length": result["length"].tolist(), "built": built}))
 """

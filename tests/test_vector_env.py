@@ -21,9 +21,15 @@ from meeple_gym.core.sampling import policy_words
 from meeple_gym.core.vector_env import BatchVectorEnv, derive_keys
 
 
-def make_vec(game="century", num_envs=8, **kwargs):
+def make_vec(game="century", num_envs=8, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs):
+    """The tests here check same-step mode; tests/test_vector_autoreset.py covers the default,
+    next-step mode, and checks that both play the same games."""
     return gymnasium.make_vec(
-        GAME_IDS[game], num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs
+        GAME_IDS[game],
+        num_envs=num_envs,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=autoreset_mode,
+        **kwargs,
     )
 
 
@@ -335,7 +341,7 @@ def test_self_play_returns_whoever_acts_and_rewards_per_seat():
 
 
 def test_illegal_action_raise_changes_nothing():
-    env = make_vec(num_envs=4, num_players=2)
+    env = make_vec(num_envs=4, num_players=2, illegal_action="raise")
     obs, info = env.reset(seed=0)
     before = env.unwrapped.batch.get_states().tobytes()
     actions = obs_policy(obs, info["action_mask"])

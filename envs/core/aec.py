@@ -27,6 +27,9 @@ kernels as the batched env.
 - ``to_dict()``/``from_dict()`` save and restore any position (JSON-safe, exact, RNG
   included); ``clone()`` copies the env for search; ``determinize(player, seed)`` returns a
   clone whose hidden information is resampled for ``player`` (issue 13).
+- Threads: every public method holds the env's lock (``meeple_gym.core.locking``), so calls
+  from several threads run one after the other. ``state_array`` (the live record) is not
+  covered: hold ``env.unwrapped.lock`` to read it and step as one unit.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from pettingzoo.utils import wrappers
 
 from meeple_gym.core.batch import check_seed
 from meeple_gym.core.errors import (
+    ILLEGAL_ACTION_HINT,
     GameOverError,
     IllegalActionError,
     NotResetError,
@@ -49,6 +53,7 @@ from meeple_gym.core.errors import (
     SnapshotError,
 )
 from meeple_gym.core.game import GameSpec
+from meeple_gym.core.locking import locked, new_lock
 from meeple_gym.core.options import check_action, check_int
 from meeple_gym.core.rng import STREAM_DETERMINIZE, game_key, py_derive_key
 
@@ -123,6 +128,7 @@ class MeepleAECEnv(AECEnv):
         self._episode = 0
         self._has_reset = False
         self.agents = []
+        self._lock = new_lock()  # the kernels release the GIL: one public call at a time
 
     def _bind(self, states: np.ndarray) -> None:
         # Field views: reading view[0] is much cheaper than indexing a record each step.
@@ -139,6 +145,7 @@ class MeepleAECEnv(AECEnv):
         return self.action_spaces[agent]
 
     # ---- lifecycle ------------------------------------------------------------------------
+    @locked
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal a new game. ``reset(seed)`` restarts the episode stream of that seed; later
         ``reset()`` calls deal the stream's next games. Without any seed one is drawn.
@@ -181,13 +188,39 @@ class MeepleAECEnv(AECEnv):
         if not self._has_reset:
             raise NotResetError(f"call reset() (or from_dict) before {what}")
 
+    # last, observe and step are the per-step path: they take the lock themselves, around a
+    # call of their body, since @locked costs over twice as much per call (benchmarks/README.md,
+    # "Thread safety: the cost of the lock").
     def last(self, observe: bool = True):
+        lock = self._lock
+        lock.acquire()
+        try:
+            return self._last(observe)
+        finally:
+            lock.release()
+
+    def _last(self, observe: bool):
         self._require_reset("last()")
         if not self.agents:
             raise GameOverError("the game is over and every agent has left; call reset()")
-        return super().last(observe)
+        agent = self.agent_selection  # AECEnv.last, without observe()'s second lock
+        return (
+            self._observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent):
+        lock = self._lock
+        lock.acquire()
+        try:
+            return self._observe(agent)
+        finally:
+            lock.release()
+
+    def _observe(self, agent):
         self._require_reset("observe()")
         if agent not in self.agent_name_mapping:
             raise OptionError(
@@ -207,6 +240,7 @@ class MeepleAECEnv(AECEnv):
         )
         return self._mask if to_act else self._no_mask
 
+    @locked
     def action_masks(self, agent=None) -> np.ndarray:
         """The legal actions of ``agent`` (default: the agent to act) as a fresh bool vector;
         all False for an agent who is not to act and once the game is over. (Observations and
@@ -220,6 +254,7 @@ class MeepleAECEnv(AECEnv):
             )
         return self._mask_of(agent).astype(bool)
 
+    @locked
     def state(self) -> np.ndarray:
         """Privileged information for a centralised critic (never give it to a policy): every
         seat's observation vector in seat order, then a one-hot of the seat to act (all zero
@@ -235,6 +270,14 @@ class MeepleAECEnv(AECEnv):
         return out
 
     def step(self, action):
+        lock = self._lock
+        lock.acquire()
+        try:
+            self._step(action)
+        finally:
+            lock.release()
+
+    def _step(self, action):
         self._require_reset("step()")
         if not self.agents:
             raise GameOverError("the game is over and every agent has left; call reset()")
@@ -300,14 +343,17 @@ class MeepleAECEnv(AECEnv):
                 return None
             raise IllegalActionError(
                 f"action {a} ({self.spec.action_to_string(self._states, 0, a)}) is illegal for "
-                f"{self.agent_selection} now; legal: {np.flatnonzero(self._mask).tolist()}"
+                f"{self.agent_selection} now; legal: {np.flatnonzero(self._mask).tolist()} "
+                f"{ILLEGAL_ACTION_HINT}"
             )
         return a
 
     # ---- tools ----------------------------------------------------------------------------
+    @locked
     def action_to_string(self, action) -> str:
         return self.spec.action_to_string(self._states, 0, action)
 
+    @locked
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -320,12 +366,14 @@ class MeepleAECEnv(AECEnv):
             return None
         return text
 
+    @locked
     def to_dict(self) -> dict:
         """A JSON-safe snapshot of the current position (exact, RNG included)."""
         if not self.agents and not self._states[0]["num_players"]:
             raise GameOverError("nothing to snapshot: call reset() first")
         return self.spec.to_dict(self._states, 0)
 
+    @locked
     def from_dict(self, snapshot: dict) -> None:
         """Set this env to ``snapshot``; on any error the env is left as it was."""
         states = self.spec.load(snapshot)
@@ -342,22 +390,34 @@ class MeepleAECEnv(AECEnv):
         """The raw one-game structured array (read it, copy it; do not edit it in place)."""
         return self._states
 
+    @property
+    def lock(self):
+        """The env's re-entrant lock, which every public method holds: hold it too to make
+        several calls (read ``state_array``, then step) one unit while other threads use the
+        env (``meeple_gym.core.locking``)."""
+        return self._lock
+
+    @locked
     def __getstate__(self):
-        # The field views would pickle as separate arrays; they are rebuilt on load.
+        # The field views would pickle as separate arrays; they are rebuilt on load. A lock
+        # does not pickle: the copy gets its own.
         state = self.__dict__.copy()
-        for name in ("_terminated", "_truncated", "_current"):
+        for name in ("_terminated", "_truncated", "_current", "_lock"):
             state.pop(name, None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._lock = new_lock()
         self._bind(self._states)
         self._no_mask.setflags(write=False)  # copies come back writeable
 
+    @locked
     def clone(self) -> MeepleAECEnv:
         """An independent copy (state, RNG and bookkeeping) for search or what-if play."""
         return copy.deepcopy(self)
 
+    @locked
     def determinize(self, player, seed) -> MeepleAECEnv:
         """A clone whose record is resampled for ``player`` (an agent name or a seat index):
         everything that seat may not know (deck orders, opposing hands, hidden picks, the RNG
@@ -395,12 +455,14 @@ class MeepleAECEnv(AECEnv):
             return self.agent_name_mapping[player]
         return check_int("player", player, 0, self.num_players - 1)
 
+    @locked
     def __deepcopy__(self, memo):
         # Field views must point into the copy's own state array, so rebind after copying.
+        # copy.copy goes through __setstate__, which gives the twin its own lock.
         twin = copy.copy(self)
         memo[id(self)] = twin
         for name, value in self.__dict__.items():
-            if name not in ("_terminated", "_truncated", "_current", "spec"):
+            if name not in ("_terminated", "_truncated", "_current", "spec", "_lock"):
                 setattr(twin, name, copy.deepcopy(value, memo))
         twin._bind(twin._states)
         twin._no_mask.setflags(write=False)  # copies come back writeable

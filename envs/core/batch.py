@@ -30,6 +30,12 @@ vector envs do), so keeping them in a rollout buffer is safe. With ``make_batch(
 copy=False)`` they return the read-only views instead (no copy per step, for tight loops):
 copy what you keep.
 
+Threads: every public method (``reset``, ``step``, ``get_states``, ``set_states``,
+``determinize``, ``random_rollout``) holds the batch's lock, so calls from several threads
+on one batch run one after the other (``meeple_gym.core.locking``). The views are not locked:
+read from another thread they are a snapshot that a concurrent ``step`` changes under you; to
+read them and step as one unit, hold ``with batch.lock:`` around both.
+
 Saving and restoring: ``saved = batch.get_states()`` copies every game (a structured array:
 ``tobytes()`` saves it); ``batch.set_states(saved)`` restores it after validating each record
 (``meeple_gym.core.gate``) and recomputes masks and observations. Records this batch handed out are
@@ -44,6 +50,7 @@ import numpy as np
 from meeple_gym.core.errors import ActionError, IllegalActionError, OptionError, SnapshotError
 from meeple_gym.core.game import GameSpec
 from meeple_gym.core.gate import IssuedStates, validate_records
+from meeple_gym.core.locking import locked, new_lock
 from meeple_gym.core.options import check_int, short_repr
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, fill_policy_words
 from meeple_gym.core.threads import check_fork_safe
@@ -105,6 +112,7 @@ class BatchEnv:
         self._ready = False
         self._single_thread = b < PARALLEL_MIN_BATCH
         self._issued = IssuedStates()
+        self._lock = new_lock()  # every public call that touches the buffers holds it
         self._views = {
             "states": read_only(self._states),
             "legal_mask": read_only(self._mask),
@@ -136,6 +144,13 @@ class BatchEnv:
     def num_actions(self) -> int:
         return self.spec.num_actions
 
+    @property
+    def lock(self):
+        """The batch's re-entrant lock: hold it to read the views and step as one unit while
+        other threads use the batch (see the module docs)."""
+        return self._lock
+
+    @locked
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Deal every slot afresh (episode counters restart at 0); returns the observations."""
         if seed is not None:
@@ -166,6 +181,16 @@ class BatchEnv:
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action per game for its player to act. Returns (obs, rewards, term, trunc):
         fresh arrays, or with ``copy=False`` read-only views that the next step overwrites."""
+        # The per-step path takes the lock itself, around a call of the body: @locked costs over
+        # twice as much per call (benchmarks/README.md, "Thread safety: the cost of the lock").
+        lock = self._lock
+        lock.acquire()
+        try:
+            return self._step(actions)
+        finally:
+            lock.release()
+
+    def _step(self, actions):
         if not self._ready:
             raise ActionError("call reset() before step()")
         self._step_kernels(self._check_actions(actions))
@@ -242,6 +267,7 @@ class BatchEnv:
         return acts
 
     # ---- save and restore -----------------------------------------------------------------
+    @locked
     def get_states(self) -> np.ndarray:
         """A copy of every game's record (1-D structured array; ``tobytes()`` saves it).
 
@@ -252,6 +278,7 @@ class BatchEnv:
         self._issued.remember(saved)
         return saved
 
+    @locked
     def set_states(self, states, episodes=None) -> np.ndarray:
         """Restore every game from ``states`` (from ``get_states`` or raw bytes of it) after
         validating each record; masks and observations are recomputed. ``episodes``
@@ -298,6 +325,7 @@ class BatchEnv:
         self._after_new_states()
         return self._out(self._views["observation"])
 
+    @locked
     def determinize(self, players, seed) -> np.ndarray:
         """A fresh copy of every game's record, row ``i`` determinized for seat ``players[i]``
         (issue 13): what that seat may not know (deck orders, opposing hands, hidden picks, the
@@ -327,6 +355,7 @@ class BatchEnv:
         kernel(out, seats.astype(np.int64), seed)
         return out
 
+    @locked
     def random_rollout(self, num_games: int, threads: int | None = None) -> dict:
         """Play ``num_games`` uniform-random games entirely in Numba.
 

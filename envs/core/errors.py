@@ -16,8 +16,14 @@ class PlayerCountError(MeepleError, ValueError):
     """The game does not support that number of players."""
 
 
-class OptionError(MeepleError, ValueError):
-    """An unknown option, or an option with a bad value."""
+class OptionError(MeepleError, ValueError, TypeError):
+    """An unknown option, or an option with a bad value. A ``TypeError`` too, as Python raises
+    for an unknown keyword: libraries that retry a constructor without a keyword it refuses
+    (SB3's ``make_vec_env`` with ``render_mode``, TorchRL's ``GymEnv``) catch ``TypeError``."""
+
+
+# The end of every message that refuses an illegal action in an env that has the option.
+ILLEGAL_ACTION_HINT = '(illegal_action="lose" ends the episode as a loss instead)'
 
 
 class ActionError(MeepleError, ValueError):
@@ -38,3 +44,10 @@ class SnapshotError(MeepleError, ValueError):
 
 class NotResetError(MeepleError, RuntimeError):
     """The env was used (``last``, ``observe``, ``step``, ...) before ``reset()``."""
+
+
+class OpponentError(MeepleError, RuntimeError):
+    """An opponent (or a match's agent) raised, or returned something that is not a legal
+    action. The message names the opponent and what it did; a raised exception is chained as
+    the ``__cause__``. An env whose opponent failed raises this on every later ``step`` until
+    ``reset()``: the failed opponent's turn is never handed to the learner."""

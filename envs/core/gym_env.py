@@ -18,12 +18,15 @@ import numpy as np
 from gymnasium import Env, spaces
 
 from meeple_gym.core.errors import (
+    ILLEGAL_ACTION_HINT,
     GameOverError,
     IllegalActionError,
     NotResetError,
+    OpponentError,
     OptionError,
 )
-from meeple_gym.core.options import check_action, check_int
+from meeple_gym.core.locking import locked
+from meeple_gym.core.options import check_action, check_agent_action, check_int, short_repr
 
 GAME_IDS = {
     "century": "meeple_gym/Century-v0",
@@ -46,8 +49,10 @@ class _SearchPolicy:
     def __init__(self, search):
         self.search = search  # states -> actions (evaluate.record_policy)
 
-    def act_in(self, raw) -> int:
-        return int(self.search(raw.state_array.copy())[0])
+    def act_in(self, raw, who: str) -> int:
+        """The search's action for the seat to act in ``raw``, checked like any opponent's."""
+        out = self.search(raw.state_array.copy())
+        return int(check_agent_action(out, raw._mask[None], who)[0])
 
 
 def _opponent_policy(entry, game: str, seed: int):
@@ -149,17 +154,24 @@ class SingleAgentEnv(Env):
         self._agent = agent0
         self._seat_policy: list = []
         self._seat_pool_index: list = []
+        self._seat_name: list[str] = []
         self._mask = np.zeros(self._raw.spec.num_actions, dtype=np.int8)
         self._done = True
         self._has_reset = False
+        self._failure: OpponentError | None = None  # set when an opponent fails, until reset
+
+    # The AEC env's lock, held over each whole call (a step plays the opponents too).
+    _lock = property(lambda self: self._raw._lock)
 
     # ---- lifecycle ------------------------------------------------------------------------
+    @locked
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game. ``reset(seed=s)`` makes everything that follows (deals, seats,
         opponent draws and the opponents' own seeds) a function of ``s``. ``options`` is
         accepted for API compatibility and ignored: game options go to the constructor."""
         del options
         super().reset(seed=seed)
+        self._failure = None
         rng = self.np_random
         if seed is not None or self._policies is None:
             # String opponents are rebuilt so their random choices follow the env seed too.
@@ -180,6 +192,11 @@ class SingleAgentEnv(Env):
             ]
             pool = self._policies
             self._seat_policy = [pool[k] if k >= 0 else None for k in self._seat_pool_index]
+            # How errors name each seat's opponent (once per episode: a repr can be costly).
+            self._seat_name = [
+                f"opponent {short_repr(self.opponent_pool[k])} (seat {s})"
+                for s, k in enumerate(self._seat_pool_index)
+            ]
             self._aec.reset(seed=int(rng.integers(2**63)))
             self._has_reset = True
             self._done = False
@@ -196,9 +213,14 @@ class SingleAgentEnv(Env):
         }
         return obs, info
 
+    @locked
     def step(self, action):
         if not self._has_reset:
             raise NotResetError("call reset() before step()")
+        if self._failure is not None:
+            raise OpponentError(
+                f"this episode stopped when an opponent failed ({self._failure}); call reset()"
+            ) from self._failure
         if self._done:
             raise GameOverError("the episode is over; call reset()")
         a = self._check_action(action)
@@ -234,7 +256,7 @@ class SingleAgentEnv(Env):
             return None
         raise IllegalActionError(
             f"action {a} ({self._raw.action_to_string(a)}) is illegal for seat {self.seat} "
-            f"now; legal: {np.flatnonzero(self._mask).tolist()}"
+            f"now; legal: {np.flatnonzero(self._mask).tolist()} {ILLEGAL_ACTION_HINT}"
         )
 
     def _game_over(self) -> bool:
@@ -245,17 +267,27 @@ class SingleAgentEnv(Env):
         raw = self._raw
         while not self._game_over() and raw.agent_selection != self._agent:
             actor = raw.agent_selection
-            policy = self._seat_policy[raw.agent_name_mapping[actor]]
+            seat = raw.agent_name_mapping[actor]
+            policy = self._seat_policy[seat]
+            who = self._seat_name[seat]
             try:
                 if isinstance(policy, _SearchPolicy):
-                    raw.step(policy.act_in(raw))
+                    action = policy.act_in(raw, who)
                 else:
-                    raw.step(int(policy(raw.observe(actor))))
-            except Exception:
-                # A failing opponent ends the episode: the next step must not act out of turn.
+                    action = check_agent_action(policy(raw.observe(actor)), raw._mask, who)
+            except BaseException as exc:
+                # A failing opponent ends the episode: every later step raises until reset,
+                # so the learner never moves in the opponent's turn.
                 self._done = True
                 self._mask[:] = 0
-                raise
+                if isinstance(exc, OpponentError):
+                    self._failure = exc
+                    raise
+                self._failure = OpponentError(f"{who} raised {type(exc).__name__}: {exc}")
+                if not isinstance(exc, Exception):  # KeyboardInterrupt and the like: as is
+                    raise
+                raise self._failure from exc
+            raw.step(action)
         if self._game_over():
             self._mask[:] = 0
         else:
@@ -268,11 +300,13 @@ class SingleAgentEnv(Env):
         return vector
 
     # ---- tools ----------------------------------------------------------------------------
+    @locked
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool vector (sb3-contrib's MaskablePPO calls this);
         all False once the episode is over."""
         return self._mask.astype(bool)
 
+    @locked
     def action_to_string(self, action) -> str:
         return self._raw.action_to_string(action)
 
@@ -281,6 +315,7 @@ class SingleAgentEnv(Env):
         """The underlying PettingZoo AEC env (read it; stepping it desynchronises this env)."""
         return self._aec
 
+    @locked
     def render(self):
         if not self._has_reset:
             raise NotResetError("call reset() before render()")
@@ -291,7 +326,12 @@ class SingleAgentEnv(Env):
 
 
 def register_envs() -> None:
-    """Register ``meeple_gym/<Game>-v0`` for every game with Gymnasium (idempotent)."""
+    """Register ``meeple_gym/<Game>-v0`` for every game with Gymnasium (idempotent).
+
+    The ids end an episode as a loss on an illegal action (``illegal_action="lose"``), as
+    PettingZoo's classic games do, so that Gymnasium's and SB3's ``check_env``, which step
+    actions sampled without the mask, pass on defaults; ``illegal_action="raise"`` is there
+    for debugging."""
     import gymnasium
 
     for game, env_id in GAME_IDS.items():
@@ -301,5 +341,5 @@ def register_envs() -> None:
             id=env_id,
             entry_point="meeple_gym.core.gym_env:SingleAgentEnv",
             vector_entry_point="meeple_gym.core.vector_env:BatchVectorEnv",
-            kwargs={"game": game},
+            kwargs={"game": game, "illegal_action": "lose"},
         )

@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
+from meeple_gym.core.locking import locked
+
 
 class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
     """A meeple-gym AEC env as a PettingZoo ``ParallelEnv`` (see the module docstring)."""
@@ -31,10 +33,15 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
         super().__init__(aec_env)
         self.metadata = dict(aec_env.metadata)
 
+    # The AEC env's lock, held over each whole call (a step is several AEC calls).
+    _lock = property(lambda self: self.aec_env.unwrapped._lock)
+
+    @locked
     def reset(self, seed=None, options=None):
         observations, infos = super().reset(seed=seed, options=options)
         return observations, self._with_active_agent(infos)
 
+    @locked
     def step(self, actions):
         if not self.agents:
             # PettingZoo's wrapper returns a 4-tuple here; keep the 5-tuple contract.
@@ -53,6 +60,7 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
                 info["is_active"] = agent == actor
         return out
 
+    @locked
     def action_masks(self) -> dict[str, np.ndarray]:
         """Each live agent's legal actions as a fresh bool vector (all False but the actor's)."""
         raw = self.aec_env.unwrapped

@@ -58,7 +58,10 @@ def check_options(spec: GameSpec, options: dict, num_players: int) -> dict:
     unknown = sorted(set(options) - set(spec.options))
     if unknown:
         known = ", ".join(sorted(spec.options)) or "none"
-        raise OptionError(f"{spec.name}: unknown option(s) {unknown}; known options: {known}")
+        # Worded as Python words it: libraries retry without a keyword whose TypeError says
+        # "unexpected keyword argument '<name>'" (TorchRL's GymEnv with frameskip).
+        unexpected = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)
+        raise OptionError(f"{spec.name}: {unexpected} (known options: {known})")
     merged = dict(spec.options)
     merged.update(options)
     spec.options_code(merged, num_players)  # validates the values (OptionError names one)

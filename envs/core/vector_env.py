@@ -16,10 +16,26 @@ every row where an opponent is to act, one kernel call per round of moves. With
 ``opponent="self"`` (or ``None``) every seat is the learner and each row is returned at
 whoever is to act (``info["seat"]``).
 
-Auto-reset is ``AutoresetMode.SAME_STEP``: a row whose episode ended on this step returns the
-new episode's first observation, and the last observation and info of the finished episode are
-in ``info["final_obs"]`` / ``info["final_info"]`` (with the masks ``info["_final_obs"]`` /
-``info["_final_info"]``), exactly as ``gymnasium.vector.SyncVectorEnv`` lays them out.
+Auto-reset, chosen by ``autoreset_mode`` (``metadata["autoreset_mode"]``):
+
+- ``AutoresetMode.NEXT_STEP`` (the default, as Gymnasium's own vector envs): a row whose
+  episode ended on this step returns that episode's final observation (the learner seat's view
+  of the final position) with its reward, ``terminated``/``truncated``, an all-zero
+  ``info["action_mask"]``, and in ``info`` that row's ``seat``, ``score`` and, when it ended
+  the episode, ``illegal_action`` (each with its ``_key`` mask). On the next step that row's
+  action is ignored (not even range checked) and it returns the new episode's first
+  observation, mask and seat, reward 0, ``terminated``/``truncated`` False. Gymnasium's vector
+  observation wrappers (``NormalizeObservation`` ...) and RLlib's env runner need this mode.
+- ``AutoresetMode.SAME_STEP``: a row whose episode ended on this step returns the new
+  episode's first observation, and the last observation and info of the finished episode are
+  in ``info["final_obs"]`` / ``info["final_info"]`` (with the masks ``info["_final_obs"]`` /
+  ``info["_final_info"]``), exactly as ``gymnasium.vector.SyncVectorEnv`` lays them out.
+  TorchRL's ``GymWrapper`` and the SB3 ``VecEnv`` (``meeple_gym.sb3``) need this mode.
+
+Both modes deal a row's next game, and play its opponents' opening moves, on the step its
+episode ends, so they play the same games: given the same seed and a policy that reads
+only the observation and mask, each row sees the same sequence of episodes in either mode;
+next-step mode only adds the reset step between them.
 
 Seeding: ``reset(seed=s)`` uses ``s`` as the batch seed, so row ``i`` deals the same games as
 row ``i`` of ``mg.make_batch(game, N, seed=s)``; the learner seat of row ``i``'s ``e``-th
@@ -39,13 +55,16 @@ from gymnasium.vector.utils import batch_space
 
 from meeple_gym.core.batch import PARALLEL_MIN_BATCH
 from meeple_gym.core.errors import (
+    ILLEGAL_ACTION_HINT,
     ActionError,
     IllegalActionError,
     NotResetError,
+    OpponentError,
     OptionError,
 )
 from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
-from meeple_gym.core.options import check_int, short_repr
+from meeple_gym.core.locking import locked
+from meeple_gym.core.options import check_agent_action, check_int, short_repr
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
 
 SELF_PLAY = ("self", None)
@@ -74,6 +93,22 @@ def derive_keys(seed, index: np.ndarray, stream: np.ndarray) -> np.ndarray:
     return _mix64(k ^ (stream * _U(MIX1) + _U(GOLDEN)))
 
 
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+def check_autoreset_mode(mode) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode`` (the enum or its value, as ``SyncVectorEnv`` takes)."""
+    if isinstance(mode, str):
+        try:
+            mode = AutoresetMode(mode)
+        except ValueError:
+            pass
+    if mode not in AUTORESET_MODES:
+        known = ", ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in AUTORESET_MODES)
+        raise OptionError(f"autoreset_mode must be {known}; got {short_repr(mode)}")
+    return mode
+
+
 class BatchVectorEnv(VectorEnv):
     """``num_envs`` games of one kind as a ``gymnasium.vector.VectorEnv``; see the module
     docstring and docs/gymnasium.md ("Vector env").
@@ -91,11 +126,15 @@ class BatchVectorEnv(VectorEnv):
             (that row's episode ends: terminated, reward -1, ``final_info["illegal_action"]``).
         copy: ``True`` (default): every returned array is fresh. ``False``: the observation
             and ``info["action_mask"]`` are read-only views of the batch's buffers, which the
-            next ``step``/``reset`` overwrites (copy what you keep).
+            next ``step``/``reset`` overwrites (copy what you keep); in next-step mode, a step
+            where a row ended returns read-only arrays of their own instead.
+        autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default, Gymnasium's) or
+            ``AutoresetMode.SAME_STEP``, or their values ``"NextStep"`` / ``"SameStep"``; see
+            the module docstring. ``metadata["autoreset_mode"]`` and ``autoreset_mode`` hold it.
         **options: game options, as for ``meeple_gym.make_batch``.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -107,6 +146,7 @@ class BatchVectorEnv(VectorEnv):
         illegal_action: str = "raise",
         copy: bool = True,
         render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **options,
     ):
         import meeple_gym as mg
@@ -122,6 +162,7 @@ class BatchVectorEnv(VectorEnv):
             )
         if not isinstance(copy, (bool, np.bool_)):
             raise OptionError(f"copy must be a bool, got {type(copy).__name__} {short_repr(copy)}")
+        autoreset_mode = check_autoreset_mode(autoreset_mode)
         self._batch = mg.make_batch(game, num_envs, num_players, seed=0, copy=False, **options)
         self.game = game
         self.num_envs = num_envs
@@ -136,6 +177,7 @@ class BatchVectorEnv(VectorEnv):
             seat = check_int("seat", seat, 0, self.num_players - 1)
         self.fixed_seat = seat
         self.opponent = opponent
+        self._opponent_name = f"opponent {short_repr(opponent)}"  # for its errors
         self._agent = None  # the act_batch opponent, built at reset (None for random/self)
         if not self.self_play and opponent != "random":
             from meeple_gym.baselines.evaluate import is_search_name, make_agent
@@ -155,7 +197,12 @@ class BatchVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(spec.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.metadata = dict(self.metadata, name=f"meeple_{game}_vector_v0")
+        # Gymnasium's wrappers read the mode from metadata, TorchRL's GymWrapper from the attribute.
+        self.autoreset_mode = autoreset_mode
+        self._next_step = autoreset_mode is AutoresetMode.NEXT_STEP
+        self.metadata = dict(
+            self.metadata, name=f"meeple_{game}_vector_v0", autoreset_mode=autoreset_mode
+        )
 
         self._rows = np.arange(num_envs)
         self._seat = np.zeros(num_envs, dtype=np.int64)
@@ -164,9 +211,19 @@ class BatchVectorEnv(VectorEnv):
         self._words = np.zeros(num_envs, dtype=np.uint64)
         self._seed = 0
         self._ready = False
+        self._failure: OpponentError | None = None  # set when the opponent fails, until reset
+        # Next-step mode: rows that returned their final observation on the last step. Each is
+        # already dealt its next game (as in same-step mode, so both modes play the same
+        # games); the next step ignores its action and returns that game's first observation.
+        self._pending = np.zeros(num_envs, dtype=np.bool_)
         self._begin_step()
 
+    # The batch's lock, held over each whole call (a step is several kernel calls); a property,
+    # not an attribute, so pickling and the rebuilt batch of __setstate__ need no special case.
+    _lock = property(lambda self: self._batch._lock)
+
     # ---- lifecycle ------------------------------------------------------------------------
+    @locked
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal every row afresh. ``options`` is accepted for API compatibility and ignored:
         game options go to the constructor."""
@@ -177,6 +234,8 @@ class BatchVectorEnv(VectorEnv):
         if seed is None:
             seed = int(self.np_random.integers(2**63))
         self._seed = seed
+        self._failure = None
+        self._pending = np.zeros(self.num_envs, dtype=np.bool_)
         batch = self._batch
         batch.reset(seed)
         if not self.self_play and self.opponent != "random":
@@ -194,18 +253,35 @@ class BatchVectorEnv(VectorEnv):
         batch._observe()
         if self.self_play:
             self._seat[:] = batch._states["current_player"]
-        obs = self._out(batch._observation, batch.observation)
-        return obs, self._info(final=False)
+        obs, mask = self._returned(final=False)
+        return obs, self._info(mask, final=False)
 
     def step(self, actions):
         """One action per row for its learner (``info["seat"]``). Returns (obs, rewards,
         terminations, truncations, info); rewards are (N,) float64 for the learner, or
-        (N, num_players) per seat in self-play."""
+        (N, num_players) per seat in self-play. In next-step mode the action of a row whose
+        episode ended on the previous step is ignored (not checked): that row is reset."""
+        # The per-step path takes the lock itself, around a call of the body: @locked costs over
+        # twice as much per call (benchmarks/README.md, "Thread safety: the cost of the lock").
+        lock = self._batch._lock
+        lock.acquire()
+        try:
+            return self._step(actions)
+        finally:
+            lock.release()
+
+    def _step(self, actions):
         if not self._ready:
             raise NotResetError("call reset() before step()")
+        self._check_no_failure()
         batch = self._batch
-        acts = self._check_actions(actions)
+        pending = self._pending if self._next_step and self._pending.any() else None
+        acts = self._check_actions(actions, pending)
+        if pending is not None:
+            acts[pending] = -1  # no move: the row's next game already waits for its learner
         illegal = batch._mask[self._rows, acts] == 0
+        if pending is not None:
+            illegal &= ~pending
         if illegal.any():
             if self.illegal_action == "raise":
                 g = int(np.flatnonzero(illegal)[0])
@@ -213,7 +289,8 @@ class BatchVectorEnv(VectorEnv):
                 raise IllegalActionError(
                     f"action {a} ({batch.spec.action_to_string(batch._states, g, a)}) is illegal "
                     f"for seat {int(self._seat[g])} in game {g} ({int(illegal.sum())} games "
-                    f"affected); legal there: {np.flatnonzero(batch._mask[g]).tolist()}"
+                    f"affected); legal there: {np.flatnonzero(batch._mask[g]).tolist()} "
+                    f"{ILLEGAL_ACTION_HINT}"
                 )
             acts[illegal] = -1
         self._begin_step()
@@ -223,9 +300,13 @@ class BatchVectorEnv(VectorEnv):
         batch._observe()
         if self.self_play:
             self._seat[:] = batch._states["current_player"]
-        obs = self._out(batch._observation, batch.observation)
-        return obs, self._reward, self._terminated, self._truncated, self._info(final=True)
+        obs, mask = self._returned(final=True)
+        info = self._info(mask, final=True)
+        if self._next_step:
+            self._pending = self._ended.copy()
+        return obs, self._reward, self._terminated, self._truncated, info
 
+    @locked
     def close_extras(self, **kwargs):
         self._ready = False
 
@@ -260,14 +341,27 @@ class BatchVectorEnv(VectorEnv):
                 np.int64
             )
 
-    def _check_actions(self, actions) -> np.ndarray:
+    def _check_no_failure(self) -> None:
+        """After an opponent failed, rows may wait for that opponent, not the learner: refuse
+        every step until reset so a learner action is never played in an opponent's turn."""
+        if self._failure is not None:
+            raise OpponentError(
+                f"the episodes stopped when the opponent failed ({self._failure}); call reset()"
+            ) from self._failure
+
+    def _check_actions(self, actions, ignored: np.ndarray | None = None) -> np.ndarray:
+        """The actions as int64; rows in ``ignored`` (next-step resets) are not range checked:
+        their mask was all zero, so a sampler may give -1 there."""
         arr = np.asarray(actions)
         if arr.shape != (self.num_envs,):
             raise ActionError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
         if arr.dtype.kind not in "iu":
             raise ActionError(f"actions must be an integer array, got dtype {arr.dtype}")
         n = self.single_action_space.n
-        bad = np.flatnonzero((arr < 0) | (arr >= n))
+        out_of_range = (arr < 0) | (arr >= n)
+        if ignored is not None:
+            out_of_range &= ~ignored
+        bad = np.flatnonzero(out_of_range)
         if bad.size:
             raise ActionError(
                 f"action {arr[bad[0]]} in game {bad[0]} is out of range [0, {n}) "
@@ -389,33 +483,58 @@ class BatchVectorEnv(VectorEnv):
         )
 
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        """The opponent's checked actions in ``rows``. If it raises or returns anything but
+        legal integer actions, the env fails until reset (``_check_no_failure``)."""
+        who = self._opponent_name
+        try:
+            return self._ask_opponent(rows, who)
+        except BaseException as exc:
+            if isinstance(exc, OpponentError):
+                self._failure = exc
+                raise
+            self._failure = OpponentError(f"{who} raised {type(exc).__name__}: {exc}")
+            if not isinstance(exc, Exception):  # KeyboardInterrupt and the like: as is
+                raise
+            raise self._failure from exc
+
+    def _ask_opponent(self, rows: np.ndarray, who: str) -> np.ndarray:
         batch = self._batch
         masks = batch._mask[rows]
         from meeple_gym.baselines.evaluate import record_policy
 
         search = record_policy(self._agent)
         if search is not None:  # a search agent (ISMCTS) determinizes the records itself
-            out = np.asarray(search(batch._states[rows]))
-            return self._checked_opponent_actions(out, masks, rows)
+            return check_agent_action(search(batch._states[rows]), masks, who)
         players = batch._states["current_player"][rows].astype(np.int64)
         obs = np.zeros((rows.size, batch.spec.obs_size), dtype=np.float32)
         batch.spec.encode_batch(batch._states[rows], players, obs)
-        out = np.asarray(self._agent.act_batch(obs, masks))
-        return self._checked_opponent_actions(out, masks, rows)
+        return check_agent_action(self._agent.act_batch(obs, masks), masks, who)
 
-    def _checked_opponent_actions(self, out, masks, rows) -> np.ndarray:
-        ok = out.shape == (rows.size,) and out.dtype.kind in "iu"
-        ok = ok and bool(((out >= 0) & (out < masks.shape[1])).all())
-        if not ok or not masks[np.arange(rows.size), out].all():
-            raise ActionError(f"opponent {self.opponent!r} returned an illegal or malformed action")
-        return out.astype(np.int64)
+    def _returned(self, final: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask to return: the batch's, except in next-step mode after a
+        step where rows ended: those show their final observation and an all-zero mask (the
+        finished position has no legal action). That needs arrays of our own, also with
+        ``copy=False`` (then read-only, like the views)."""
+        batch = self._batch
+        if not (final and self._next_step and self._ended.any()):
+            obs = self._out(batch._observation, batch.observation)
+            return obs, self._out(batch._mask, batch.legal_mask)
+        obs = batch._observation.copy()
+        mask = batch._mask.copy()
+        for rows, final_obs in self._final_obs:
+            obs[rows] = final_obs
+        mask[self._ended] = 0
+        if not self.copy:
+            obs.flags.writeable = False
+            mask.flags.writeable = False
+        return obs, mask
 
-    def _info(self, final: bool) -> dict:
+    def _info(self, mask: np.ndarray, final: bool) -> dict:
         n = self.num_envs
         batch = self._batch
         everyone = np.ones(n, dtype=np.bool_)
         info = {
-            "action_mask": self._out(batch._mask, batch.legal_mask),
+            "action_mask": mask,
             "_action_mask": everyone,
             "seat": self._seat.copy(),
             "_seat": everyone.copy(),
@@ -423,34 +542,51 @@ class BatchVectorEnv(VectorEnv):
         if not (final and self._ended.any()):
             return info
         ended = self._ended.copy()
+        scored = ended & ~self._illegal
+        if self._next_step:
+            # The rows that ended return their last step, so its info is theirs: the seat that
+            # played it, the score, and illegal_action (SyncVectorEnv's next-step layout).
+            info["seat"][ended] = self._final_seat[ended]
+            self._end_info(info, scored)
+            return info
         final_obs = np.full(n, None, dtype=object)
         for rows, obs in self._final_obs:
             for j, r in enumerate(rows.tolist()):
                 final_obs[r] = obs[j]
-        scored = ended & ~self._illegal
         final_info = {
             "action_mask": np.zeros((n, batch.spec.num_actions), dtype=np.int8),
             "_action_mask": ended,
             "seat": self._final_seat,
             "_seat": ended.copy(),
         }
-        if scored.any():
-            final_info["score"] = self._final_score
-            final_info["_score"] = scored
-        if self._illegal.any():
-            final_info["illegal_action"] = self._illegal.copy()
-            final_info["_illegal_action"] = self._illegal.copy()
+        self._end_info(final_info, scored)
         info.update(
             final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
         return info
 
+    def _end_info(self, info: dict, scored: np.ndarray) -> None:
+        """Add the finished episodes' ``score`` and ``illegal_action`` (with their masks)."""
+        if scored.any():
+            info["score"] = self._final_score
+            info["_score"] = scored
+        if self._illegal.any():
+            info["illegal_action"] = self._illegal.copy()
+            info["_illegal_action"] = self._illegal.copy()
+
     # ---- tools ----------------------------------------------------------------------------
+    @locked
     def action_masks(self) -> np.ndarray:
-        """Each row's legal actions as bool (N, num_actions) (sb3-contrib's MaskablePPO)."""
+        """Each row's legal actions as bool (N, num_actions) (sb3-contrib's MaskablePPO): the
+        last returned ``info["action_mask"]``, so all False in a row that has just ended in
+        next-step mode."""
         if not self._ready:
             raise NotResetError("call reset() before action_masks()")
-        return self._batch._mask.astype(bool)
+        self._check_no_failure()
+        masks = self._batch._mask.astype(bool)
+        if self._next_step:
+            masks[self._pending] = False
+        return masks
 
     @property
     def batch(self):
@@ -458,6 +594,7 @@ class BatchVectorEnv(VectorEnv):
         return self._batch
 
     # ---- pickling -------------------------------------------------------------------------
+    @locked
     def __getstate__(self):
         # The batch's read-only views alias its buffers; rebuild them on load.
         state = {k: v for k, v in self.__dict__.items() if k != "_batch"}

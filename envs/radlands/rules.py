@@ -1441,7 +1441,7 @@ def _ask_other(s, d, op, arg, owner, decider, src, stage, mask):
 # resume it with ``action``; it returns WAIT, DONE or CONTINUE. What an op asks comes from
 # _ask_target or _ask_other. The ops are grouped into six kernels, not one kernel each: every
 # kernel costs Numba a compile of its own, and one per op made Radlands' cold compile 5% slower
-# even as fragments (meeple_gym.core.jit, "Fragments"), 13% as plain kernels; six fragments
+# even as fragments (meeple_gym.core.compiler.internal), 13% as plain kernels; six fragments
 # compile as fast as the single 671-line function did (benchmarks/README.md, "Radlands ops and
 # long functions").
 

@@ -1,4 +1,4 @@
-"""A kernel cache entry that fails to load is dropped and compiled afresh.
+"""Technique ``cache``: a kernel cache entry that fails to load is dropped and compiled afresh.
 
 Numba's ``FunctionCache`` raises from every load of a damaged entry: an index (``*.nbi``) cut
 short or overwritten fails to unpickle, and so does such a data file (``*.nbc``), or LLVM rejects
@@ -13,6 +13,11 @@ Numba: another process writes its index just before its data file.
 
 Only loading is guarded: computing the index key (which pickles the function's closure) and
 compiling are not, so an error of the kernel itself is still raised.
+
+Relies on (``check``): ``FunctionCache._load_overload``/``_index_key``/``disable`` and the
+instance attributes they use, ``IndexDataCacheFile._save_data``/``_load_data``/``_dump``/
+``_open_for_write``/``_data_path``, ``CompileResultCacheImpl.filename_base``. Fallback: Numba's
+own ``FunctionCache``, which fails on every load of a damaged entry.
 """
 
 from __future__ import annotations
@@ -23,20 +28,32 @@ import hashlib
 import os
 import pickle
 import re
-import sys
 import warnings
 
-import numba
 from numba.core import config
-from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.caching import Cache, CompileResultCacheImpl, FunctionCache, IndexDataCacheFile
+
+from meeple_gym.core.compiler import CacheWarning, CorruptCacheWarning, caller_level, missing
+
+__all__ = ["CacheWarning", "CorruptCacheWarning", "RepairingFunctionCache", "check"]
 
 
-class CacheWarning(UserWarning):
-    """Kernels compile without an on-disk cache (no writable cache directory)."""
-
-
-class CorruptCacheWarning(CacheWarning):
-    """An entry of the kernel cache failed to load; it was deleted and compiles afresh."""
+def check() -> str | None:
+    """None if this Numba's cache has what ``RepairingFunctionCache`` overrides and reads."""
+    absent = missing(
+        [
+            (FunctionCache, ("_load_overload", "_index_key", "disable", "_impl_class")),
+            (IndexDataCacheFile, ("_save_data", "_load_data", "_dump", "_open_for_write")),
+            (IndexDataCacheFile, ("_data_path", "load")),
+            (CompileResultCacheImpl, ("filename_base", "rebuild")),
+        ]
+    )
+    if absent:
+        return absent
+    # Instance attributes that Cache.__init__ and enable() set, read by _load_overload and _drop.
+    names = set(Cache.__init__.__code__.co_names) | set(Cache.enable.__code__.co_names)
+    unset = [a for a in ("_cache_file", "_impl", "_enabled", "_cache_path") if a not in names]
+    return "Cache sets no " + ", ".join(unset) if unset else None
 
 
 class CorruptCacheData(ValueError):
@@ -116,15 +133,5 @@ class RepairingFunctionCache(FunctionCache):
             f"meeple-gym: dropped a corrupt kernel cache entry in {folder} ({base}: {detail}); "
             "it compiles afresh, as will any other entry there that fails to load.",
             CorruptCacheWarning,
-            stacklevel=_caller_level(),
+            stacklevel=caller_level(),
         )
-
-
-def _caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside Numba and meeple_gym.core, seen from the
-    caller: the warning points at the call that needed the kernel, not at Numba."""
-    inside = (os.path.dirname(numba.__file__), os.path.dirname(__file__))
-    frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(inside):
-        frame, level = frame.f_back, level + 1
-    return level
