@@ -1,0 +1,369 @@
+"""The shared half of every game's snapshot codec (``envs/<game>/snapshot.py``).
+
+A codec declares its snapshot as a table of fields, in the order the JSON object lists them:
+
+- ``Int``, ``Bool`` and ``Name`` entries tie one JSON key to one record field (a scalar, or one
+  cell per player of an array field): ``Int("water", lo=0, hi=MAX_WATER, what="water")``,
+  ``Bool("terminated")``, ``Name("phase", names=PHASE_NAMES)``. Bounds may be functions of
+  the call (``hi=last_seat``: the seats of *this* game). ``null=-1`` says JSON ``null`` stands
+  for a negative record value (``winner``).
+- ``Obj`` nests a table under one key (``options``, ``coins``, ``execution``).
+- ``Custom`` is a value the game writes itself (its cards, boards, effect stacks); the game
+  reads it in one of its steps.
+
+``Codec`` then does the round trip the same way for every game. ``to_dict``: the game's
+``representable`` check on the raw record, then the table written in order. ``from_dict``: the
+top-level object checked against the table's keys, a zeroed record (``blank`` fields -1), then
+the game's ``order``: table keys read by their entry, and the game's own steps (readers of its
+custom values and the semantic checks of its rules) at their place between them. Every error is
+a ``SnapshotError`` naming the key path (``players[1].hand``) and the problem.
+
+The rules that hold in every game live here once too: the RNG word, the stop flags against the
+step cap (``check_stop``), the final score written only once the game is over
+(``read_final_score``), the list of players (``read_players``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from meeple_gym.core.errors import SnapshotError
+from meeple_gym.core.snapshot_fields import (
+    fail,
+    read_bool,
+    read_int,
+    read_list,
+    read_name,
+    read_obj,
+    read_str,
+)
+
+INT32_MAX = int(np.iinfo(np.int32).max)
+_RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
+
+
+def last_seat(c) -> int:
+    """The highest seat index of the game being read (an ``hi`` bound)."""
+    return c.n - 1
+
+
+def _bound(value, c) -> int:
+    return value(c) if callable(value) else value
+
+
+class Call:
+    """One ``to_dict`` or ``from_dict`` call: the record, the JSON object and what the game's
+    steps keep between them (set as attributes)."""
+
+    def __init__(self, states: np.ndarray, g: int, snap: dict | None = None):
+        self.states = states
+        self.s = states[g]
+        self.snap = snap
+
+    @property
+    def n(self) -> int:
+        return int(self.s["num_players"])
+
+
+class Field:
+    """A table entry: the JSON ``key``, the record ``field`` (the key unless named)."""
+
+    __slots__ = ("key", "field")
+
+    def __init__(self, key: str, field: str | None = None):
+        self.key = key
+        self.field = key if field is None else field
+
+    def write(self, c: Call, idx: tuple):
+        raise NotImplementedError
+
+    def read(self, value, path: str, c: Call, idx: tuple) -> None:
+        raise NotImplementedError
+
+    def _store(self, c: Call, idx: tuple, value) -> None:
+        if idx:
+            c.s[self.field][idx] = value
+        else:
+            c.s[self.field] = value
+
+
+class Int(Field):
+    """An integer in lo..hi (``what`` names it in the range error); with ``null`` set, JSON
+    ``null`` stands for any negative record value and is stored as ``null``."""
+
+    __slots__ = ("lo", "hi", "what", "null")
+
+    def __init__(self, key, field=None, *, lo=0, hi=INT32_MAX, what="value", null=None):
+        super().__init__(key, field)
+        self.lo, self.hi, self.what, self.null = lo, hi, what, null
+
+    def write(self, c, idx):
+        v = int(c.s[self.field][idx]) if idx else int(c.s[self.field])
+        return None if self.null is not None and v < 0 else v
+
+    def read(self, value, path, c, idx):
+        if value is None and self.null is not None:
+            self._store(c, idx, self.null)
+            return
+        v = read_int(value, path, _bound(self.lo, c), _bound(self.hi, c), self.what)
+        self._store(c, idx, v)
+
+
+class Bool(Field):
+    """A 0/1 record field written as true/false."""
+
+    __slots__ = ()
+
+    def write(self, c, idx):
+        return bool(c.s[self.field][idx]) if idx else bool(c.s[self.field])
+
+    def read(self, value, path, c, idx):
+        self._store(c, idx, read_bool(value, path))
+
+
+class Name(Field):
+    """A code written as its name: ``names`` is a sequence (code = index) or a dict
+    {code: name}; JSON ``null`` stands for a negative code when ``nullable``."""
+
+    __slots__ = ("names", "codes", "what", "nullable")
+
+    def __init__(self, key, field=None, *, names, what=None, nullable=False):
+        super().__init__(key, field)
+        self.names = names
+        pairs = names.items() if isinstance(names, dict) else enumerate(names)
+        self.codes = {name: code for code, name in pairs}
+        self.what = key if what is None else what
+        self.nullable = nullable
+
+    def write(self, c, idx):
+        code = int(c.s[self.field][idx]) if idx else int(c.s[self.field])
+        if self.nullable and code < 0:
+            return None
+        return self.names[code]
+
+    def read(self, value, path, c, idx):
+        if value is None and self.nullable:
+            self._store(c, idx, -1)
+            return
+        names = tuple(self.codes)
+        self._store(c, idx, self.codes[names[read_name(value, path, names, self.what)]])
+
+
+class Custom(Field):
+    """A value the game spells itself: ``write(c)`` (or ``write(c, p)`` in a player table)
+    gives it; ``read(value, path, c)`` (optional) reads it where the table is read in order,
+    else one of the game's steps reads it."""
+
+    __slots__ = ("writer", "reader")
+
+    def __init__(self, key, write, read=None):
+        super().__init__(key, None)
+        self.writer, self.reader = write, read
+
+    def write(self, c, idx):
+        return self.writer(c, *idx)
+
+    def read(self, value, path, c, idx):
+        if self.reader is not None:
+            self.reader(value, path, c, *idx)
+
+
+class Obj(Field):
+    """A JSON object holding its own table (read in table order, every key required)."""
+
+    __slots__ = ("table", "keys")
+
+    def __init__(self, key, table):
+        super().__init__(key, None)
+        self.table = tuple(table)
+        self.keys = tuple(entry.key for entry in self.table)
+
+    def write(self, c, idx):
+        return write_table(self.table, c, idx)
+
+    def read(self, value, path, c, idx):
+        read_table(read_obj(value, path, self.keys), path, self.table, c, idx)
+
+
+def write_table(table, c: Call, idx: tuple = ()) -> dict:
+    return {entry.key: entry.write(c, idx) for entry in table}
+
+
+def read_table(obj: dict, path: str, table, c: Call, idx: tuple = (), keys=None) -> None:
+    """Read ``obj`` (already checked for its keys) entry by entry; ``keys`` limits it to
+    those, in table order."""
+    for entry in table:
+        if keys is None or entry.key in keys:
+            entry.read(obj[entry.key], f"{path}.{entry.key}", c, idx)
+
+
+# ---- rules every game shares -------------------------------------------------------------
+
+
+def rng_text(s) -> str:
+    return f"0x{int(s['rng'][0]):016x}"
+
+
+def read_rng(value, c: Call) -> None:
+    text = read_str(value, "rng")
+    if not _RNG_PATTERN.fullmatch(text):
+        fail("rng", f"expected a hex word, '0x' and 1-16 hex digits, got {text!r}")
+    c.s["rng"][0] = np.uint64(int(text, 16))
+
+
+def check_stop(c: Call, step_cap: int, *, both: str, over=None, rule: str = "") -> None:
+    """The end flags: never both; the phase is over exactly when one is set (``over`` is the
+    phase code, None where the game has no such phase); a truncated game stopped at the step
+    cap and a running one has not reached it. ``both`` is the key the first error names."""
+    s = c.s
+    terminated, truncated = bool(s["terminated"]), bool(s["truncated"])
+    steps = int(s["step_count"])
+    tag = f" ({rule})" if rule else ""
+    if terminated and truncated:
+        fail(both, "a game cannot be both terminated and truncated")
+    if over is not None and (int(s["phase"]) == over) != (terminated or truncated):
+        fail(
+            "phase",
+            f"phase {c.snap['phase']!r} does not match terminated/truncated: the phase is "
+            "'over' exactly when the game is terminated or truncated",
+        )
+    if truncated and steps != step_cap:
+        fail("step_count", f"a truncated game stops at the step cap {step_cap}{tag}")
+    if not (terminated or truncated) and steps >= step_cap:
+        fail("step_count", f"a game still running has fewer than {step_cap} steps{tag}")
+
+
+def read_final_score(value, over: bool, length: int, lo: int, hi: int) -> list[int] | None:
+    """The top-level ``score``: null while the game runs, the final scores once it is over."""
+    if value is None:
+        if over:
+            fail("score", "a finished game needs its final score, got null")
+        return None
+    if not over:
+        fail("score", "must be null until the game is over")
+    raw = read_list(value, "score", length)
+    return [read_int(v, f"score[{p}]", lo, hi) for p, v in enumerate(raw)]
+
+
+def read_players(c: Call) -> list:
+    """The ``players`` list: one entry per player."""
+    players = read_list(c.snap["players"], "players")
+    if len(players) != c.n:
+        fail("players", f"has {len(players)} entries but num_players is {c.n}")
+    return players
+
+
+# ---- writing: refusals of records no snapshot can spell -----------------------------------
+
+
+def refuse(message: str):
+    raise SnapshotError(f"cannot snapshot: {message}")
+
+
+def check_codes(values, name: str, lo: int, hi: int) -> None:
+    values = np.asarray(values)
+    if values.size and (values.min() < lo or values.max() > hi):
+        refuse(f"{name} holds a value outside {lo}..{hi}")
+
+
+def or_null(code):
+    """A record's -1 (nothing) as JSON null."""
+    code = int(code)
+    return code if code >= 0 else None
+
+
+def counts_dict(row, names) -> dict:
+    return {name: int(row[i]) for i, name in enumerate(names)}
+
+
+# ---- the codec ---------------------------------------------------------------------------
+
+
+class Codec:
+    """``to_dict``/``from_dict`` of one game from its table (see the module docs).
+
+    ``order`` lists what ``from_dict`` does, in turn: a key of the table (read by its entry;
+    ``"game"``, ``"version"`` and ``"rng"`` by the codec) or a step ``f(c)``. Every key of the
+    table is either in ``order`` or a ``Custom`` read by a step.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        version: int,
+        dtype,
+        table,
+        order,
+        *,
+        representable=None,
+        blank=(),
+    ):
+        self.game, self.version, self.dtype = game, version, dtype
+        self.table = (
+            Custom("game", lambda c: game),
+            Custom("version", lambda c: version),
+            *table,
+            Custom("rng", lambda c: rng_text(c.s)),
+        )
+        self.keys = tuple(entry.key for entry in self.table)
+        self.entries = {entry.key: entry for entry in self.table}
+        assert len(self.entries) == len(self.keys), "a key is declared twice"
+        self.representable = representable
+        self.blank = tuple(blank)
+        steps = []
+        for step in ("game", "version", *order):
+            if step == "game":
+                steps.append(self._read_game)
+            elif step == "version":
+                steps.append(self._read_version)
+            elif step == "rng":
+                steps.append(lambda c: read_rng(c.snap["rng"], c))
+            elif isinstance(step, str):
+                entry = self.entries[step]
+                assert not isinstance(entry, Custom) or entry.reader, step
+                steps.append(self._reader(entry))
+            else:
+                steps.append(step)
+        self.steps = tuple(steps)
+        readers = {step for step in order if isinstance(step, str)} | {"game", "version"}
+        for entry in self.table:
+            assert entry.key in readers or isinstance(entry, Custom), entry.key
+
+    @staticmethod
+    def _reader(entry):
+        key = entry.key
+
+        def step(c):
+            entry.read(c.snap[key], key, c, ())
+
+        return step
+
+    def _read_game(self, c: Call) -> None:
+        if c.snap["game"] != self.game:
+            fail("game", f"expected {self.game!r}, got {c.snap['game']!r}")
+
+    def _read_version(self, c: Call) -> None:
+        version = read_int(c.snap["version"], "version", 0, INT32_MAX)
+        if version != self.version:
+            fail("version", f"unsupported snapshot version {version}, expected {self.version}")
+
+    def to_dict(self, states: np.ndarray, g: int) -> dict:
+        """A JSON-safe, readable snapshot of game ``g`` that ``from_dict`` rebuilds exactly."""
+        c = Call(states, g)
+        if self.representable is not None:
+            self.representable(c.s)
+        return write_table(self.table, c)
+
+    def from_dict(self, snapshot: dict) -> np.ndarray:
+        """Rebuild a 1-game record array from ``snapshot``; raises ``SnapshotError``."""
+        snap = read_obj(snapshot, "snapshot", self.keys)
+        # Filled field by field while reading; returned only once every check has passed.
+        states = np.zeros(1, self.dtype)
+        c = Call(states, 0, snap)
+        for field in self.blank:
+            c.s[field] = -1
+        for step in self.steps:
+            step(c)
+        return states
