@@ -33,6 +33,7 @@ from meeple_gym.century import data as D
 from meeple_gym.century import rules as R
 from meeple_gym.core.errors import SnapshotError
 from meeple_gym.core.snapshot import (
+    RNG,
     Bool,
     Call,
     Codec,
@@ -183,8 +184,9 @@ TABLE = (
     Bool("truncated"),
     Int("winner", hi=last_seat, what="player index", null=-1),
     Custom("score", _score),
+    RNG,
 )
-TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE) + ("rng",)
+TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
 
 

@@ -213,6 +213,10 @@ def read_rng(value, c: Call) -> None:
     c.s["rng"][0] = np.uint64(int(text, 16))
 
 
+# The RNG word, where a game's table lists it; ``"rng"`` in a codec's order reads it.
+RNG = Custom("rng", lambda c: rng_text(c.s))
+
+
 def check_stop(c: Call, step_cap: int, *, both: str, over=None, rule: str = "") -> None:
     """The end flags: never both; the phase is over exactly when one is set (``over`` is the
     phase code, None where the game has no such phase); a truncated game stopped at the step
@@ -286,7 +290,8 @@ class Codec:
 
     ``order`` lists what ``from_dict`` does, in turn: a key of the table (read by its entry;
     ``"game"``, ``"version"`` and ``"rng"`` by the codec) or a step ``f(c)``. Every key of the
-    table is either in ``order`` or a ``Custom`` read by a step.
+    table is either in ``order`` or a ``Custom`` read by a step. ``table`` follows ``"game"``
+    and ``"version"`` in the JSON object and places ``RNG`` where the game lists it.
     """
 
     def __init__(
@@ -301,15 +306,11 @@ class Codec:
         blank=(),
     ):
         self.game, self.version, self.dtype = game, version, dtype
-        self.table = (
-            Custom("game", lambda c: game),
-            Custom("version", lambda c: version),
-            *table,
-            Custom("rng", lambda c: rng_text(c.s)),
-        )
+        self.table = (Custom("game", lambda c: game), Custom("version", lambda c: version), *table)
         self.keys = tuple(entry.key for entry in self.table)
         self.entries = {entry.key: entry for entry in self.table}
         assert len(self.entries) == len(self.keys), "a key is declared twice"
+        assert self.entries.get("rng") is RNG, "the table places RNG"
         self.representable = representable
         self.blank = tuple(blank)
         steps = []
