@@ -125,22 +125,26 @@ class Bool(Field):
 
 class Name(Field):
     """A code written as its name: ``names`` is a sequence (code = index) or a dict
-    {code: name}; JSON ``null`` stands for a negative code when ``nullable``."""
+    {code: name}; JSON ``null`` stands for a negative code when ``nullable``. With ``strict``
+    a code without a name is refused when writing (else the game's representable check has
+    vetted it)."""
 
-    __slots__ = ("names", "codes", "what", "nullable")
+    __slots__ = ("names", "codes", "what", "nullable", "strict")
 
-    def __init__(self, key, field=None, *, names, what=None, nullable=False):
+    def __init__(self, key, field=None, *, names, what=None, nullable=False, strict=False):
         super().__init__(key, field)
         self.names = names
         pairs = names.items() if isinstance(names, dict) else enumerate(names)
         self.codes = {name: code for code, name in pairs}
         self.what = key if what is None else what
-        self.nullable = nullable
+        self.nullable, self.strict = nullable, strict
 
     def write(self, c, idx):
         code = int(c.s[self.field][idx]) if idx else int(c.s[self.field])
         if self.nullable and code < 0:
             return None
+        if self.strict and not 0 <= code < len(self.names):
+            refuse(f"{self.what} code {code} has no name")
         return self.names[code]
 
     def read(self, value, path, c, idx):
