@@ -31,27 +31,8 @@ import numpy as np
 
 from meeple_gym.century import data as D
 from meeple_gym.century import rules as R
+from meeple_gym.core import snapshot as core
 from meeple_gym.core.errors import SnapshotError
-from meeple_gym.core.snapshot import (
-    RNG,
-    Bool,
-    Call,
-    Codec,
-    Custom,
-    Int,
-    Name,
-    Obj,
-    check_stop,
-    counts_dict,
-    last_seat,
-    read_final_score,
-    read_players,
-    read_table,
-    write_table,
-)
-from meeple_gym.core.snapshot_fields import action_index, fail, read_int, read_key, read_list
-from meeple_gym.core.snapshot_fields import read_obj as _obj
-from meeple_gym.core.snapshot_fields import read_str as _str
 
 GAME_NAME = "century"
 SNAPSHOT_VERSION = 1
@@ -120,7 +101,7 @@ def _market(c) -> list:
         if t < 0:
             market.append(None)
         else:
-            cubes = counts_dict(s["market_cubes"][k], D.COLOURS)
+            cubes = core.counts_dict(s["market_cubes"][k], D.COLOURS)
             market.append({"card": D.MERCHANT_NAMES[t], "cubes": cubes})
     return market
 
@@ -147,44 +128,44 @@ def _score(c) -> list[int] | None:
 
 
 PLAYER = (
-    Custom("caravan", lambda c, p: counts_dict(c.s["caravan"][p], D.COLOURS)),
-    Custom("hand", lambda c, p: _merchants(c, p, R.IN_HAND)),
-    Custom("played", lambda c, p: _merchants(c, p, R.PLAYED)),
-    Custom(
+    core.Custom("caravan", lambda c, p: core.counts_dict(c.s["caravan"][p], D.COLOURS)),
+    core.Custom("hand", lambda c, p: _merchants(c, p, R.IN_HAND)),
+    core.Custom("played", lambda c, p: _merchants(c, p, R.PLAYED)),
+    core.Custom(
         "point_cards",
         lambda c, p: [D.POINT_NAMES[i] for i in np.flatnonzero(c.s["point_owner"] == p)],
     ),
-    Int("gold", hi=_coins, what="coin count"),
-    Int("silver", hi=_coins, what="coin count"),
+    core.Int("gold", hi=_coins, what="coin count"),
+    core.Int("silver", hi=_coins, what="coin count"),
 )
 TABLE = (
-    Int("num_players", lo=R.MIN_PLAYERS, hi=R.MAX_PLAYERS, what="num_players"),
-    Name("phase", names=R.PHASE_NAMES),
-    Custom("pending", _pending_dict),
-    Int("current_player", hi=last_seat, what="player index"),
-    Int("first_player", hi=last_seat, what="player index"),
-    Int("turn_count"),
-    Int("step_count"),
-    Custom("players", lambda c: [write_table(PLAYER, c, (p,)) for p in range(c.n)]),
-    Custom("market", _market),
-    Custom("merchant_deck", lambda c: _deck(c, "merchant", False)),
-    Custom("merchant_dealt", lambda c: _deck(c, "merchant", True)),
-    Custom("point_row", _point_row),
-    Custom("point_deck", lambda c: _deck(c, "point", False)),
-    Custom("point_dealt", lambda c: _deck(c, "point", True)),
-    Obj(
+    core.Int("num_players", lo=R.MIN_PLAYERS, hi=R.MAX_PLAYERS, what="num_players"),
+    core.Name("phase", names=R.PHASE_NAMES),
+    core.Custom("pending", _pending_dict),
+    core.Int("current_player", hi=core.last_seat, what="player index"),
+    core.Int("first_player", hi=core.last_seat, what="player index"),
+    core.Int("turn_count"),
+    core.Int("step_count"),
+    core.Custom("players", lambda c: [core.write_table(PLAYER, c, (p,)) for p in range(c.n)]),
+    core.Custom("market", _market),
+    core.Custom("merchant_deck", lambda c: _deck(c, "merchant", False)),
+    core.Custom("merchant_dealt", lambda c: _deck(c, "merchant", True)),
+    core.Custom("point_row", _point_row),
+    core.Custom("point_deck", lambda c: _deck(c, "point", False)),
+    core.Custom("point_dealt", lambda c: _deck(c, "point", True)),
+    core.Obj(
         "coins",
         (
-            Int("gold", "gold_left", hi=_coins, what="coin count"),
-            Int("silver", "silver_left", hi=_coins, what="coin count"),
+            core.Int("gold", "gold_left", hi=_coins, what="coin count"),
+            core.Int("silver", "silver_left", hi=_coins, what="coin count"),
         ),
     ),
-    Bool("end_triggered"),
-    Bool("terminated"),
-    Bool("truncated"),
-    Int("winner", hi=last_seat, what="player index", null=-1),
-    Custom("score", _score),
-    RNG,
+    core.Bool("end_triggered"),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", hi=core.last_seat, what="player index", null=-1),
+    core.Custom("score", _score),
+    core.RNG,
 )
 TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
@@ -194,25 +175,25 @@ PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
 
 
 def _cubes(value, path: str, hi: int) -> list[int]:
-    value = _obj(value, path, D.COLOURS)
+    value = core.read_obj(value, path, D.COLOURS)
     out = []
     for colour in D.COLOURS:
         v = value[colour]
         if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v < 0:
-            fail(f"{path}.{colour}", f"negative cube count {int(v)}")
-        out.append(read_int(v, f"{path}.{colour}", 0, hi, "cube count"))
+            core.fail(f"{path}.{colour}", f"negative cube count {int(v)}")
+        out.append(core.read_int(v, f"{path}.{colour}", 0, hi, "cube count"))
     return out
 
 
 def _merchant(value, path: str, market_only: bool = False) -> int:
-    t = read_key(value, path, _MERCHANT_INDEX, "merchant card name")
+    t = core.read_key(value, path, _MERCHANT_INDEX, "merchant card name")
     if market_only and D.MERCHANT_STARTING[t]:
-        fail(path, f"{value!r} is a starting card (CSR-S3) and never enters the market deck")
+        core.fail(path, f"{value!r} is a starting card (CSR-S3) and never enters the market deck")
     return t
 
 
 def _point(value, path: str) -> int:
-    return read_key(value, path, _POINT_INDEX, "point card name")
+    return core.read_key(value, path, _POINT_INDEX, "point card name")
 
 
 def _place(places: dict, card: int, where: str, name: str, kind: str):
@@ -224,36 +205,38 @@ def _place(places: dict, card: int, where: str, name: str, kind: str):
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _read_players(c: Call):
+def _read_players(c: core.Call):
     s, n = c.s, c.n
     c.merchant_places = {}  # card -> where it was seen, to catch duplicates
     c.point_places = {}
     s["point_owner"][:] = -1
-    for p, raw in enumerate(read_players(c)):
+    for p, raw in enumerate(core.read_players(c)):
         path = f"players[{p}]"
-        player = _obj(raw, path, PLAYER_KEYS)
+        player = core.read_obj(raw, path, PLAYER_KEYS)
         s["caravan"][p] = _cubes(player["caravan"], f"{path}.caravan", MAX_CARAVAN_CUBES)
         for pile, state in (("hand", R.IN_HAND), ("played", R.PLAYED)):
-            for i, name in enumerate(read_list(player[pile], f"{path}.{pile}")):
+            for i, name in enumerate(core.read_list(player[pile], f"{path}.{pile}")):
                 where = f"{path}.{pile}[{i}]"
                 t = _merchant(name, where)
                 if s["cards"][p, t] != R.NOT_OWNED:
-                    fail(where, f"card {name!r} is listed twice for this player")
+                    core.fail(where, f"card {name!r} is listed twice for this player")
                 s["cards"][p, t] = state
                 if not D.MERCHANT_STARTING[t]:
                     _place(c.merchant_places, t, where, name, "market")
         for t in _STARTING_TYPES:  # CSR-S3: every player keeps one of each starting card.
             if s["cards"][p, t] == R.NOT_OWNED:
-                fail(path, f"starting card {D.MERCHANT_NAMES[t]!r} is in neither hand nor played")
-        for i, name in enumerate(read_list(player["point_cards"], f"{path}.point_cards")):
+                core.fail(
+                    path, f"starting card {D.MERCHANT_NAMES[t]!r} is in neither hand nor played"
+                )
+        for i, name in enumerate(core.read_list(player["point_cards"], f"{path}.point_cards")):
             where = f"{path}.point_cards[{i}]"
             card = _point(name, where)
             _place(c.point_places, card, where, name, "point")
             s["point_owner"][card] = p
             s["point_count"][p] += 1
-        read_table(player, path, PLAYER, c, (p,), keys=("gold", "silver"))
+        core.read_table(player, path, PLAYER, c, (p,), keys=("gold", "silver"))
         if s["gold"][p] + s["silver"][p] > s["point_count"][p]:
-            fail(path, "holds more coins than point cards; a claim pays at most one (CSR-C3)")
+            core.fail(path, "holds more coins than point cards; a claim pays at most one (CSR-C3)")
     # CSR-S2: coins are neither created nor lost.
     for metal in ("gold", "silver"):
         left, held = int(s[f"{metal}_left"]), int(s[metal].sum())
@@ -265,21 +248,21 @@ def _read_players(c: Call):
     c.owned, c.claimed = set(c.merchant_places), set(c.point_places)
 
 
-def _read_market(c: Call):
+def _read_market(c: core.Call):
     """Market, face-down deck and dealt cards (CSR-S4, CSR-A3)."""
     snap, s, places = c.snap, c.s, c.merchant_places
     s["market"][:] = -1
-    for k, raw in enumerate(read_list(snap["market"], "market", R.MARKET_SIZE)):
+    for k, raw in enumerate(core.read_list(snap["market"], "market", R.MARKET_SIZE)):
         if raw is None:
             continue
         path = f"market[{k}]"
-        entry = _obj(raw, path, ("card", "cubes"))
+        entry = core.read_obj(raw, path, ("card", "cubes"))
         t = _merchant(entry["card"], f"{path}.card", market_only=True)
         _place(places, t, f"market slot {k + 1}", entry["card"], "market")
         s["market"][k] = t
         s["market_cubes"][k] = _cubes(entry["cubes"], f"{path}.cubes", MAX_MARKET_CUBES)
     rest = []
-    for i, name in enumerate(read_list(snap["merchant_deck"], "merchant_deck")):
+    for i, name in enumerate(core.read_list(snap["merchant_deck"], "merchant_deck")):
         t = _merchant(name, f"merchant_deck[{i}]", market_only=True)
         _place(places, t, f"merchant_deck[{i}]", name, "market")
         rest.append(t)
@@ -291,30 +274,32 @@ def _read_market(c: Call):
         )
     dealt = [
         _merchant(name, f"merchant_dealt[{i}]", market_only=True)
-        for i, name in enumerate(read_list(snap["merchant_dealt"], "merchant_dealt"))
+        for i, name in enumerate(core.read_list(snap["merchant_dealt"], "merchant_dealt"))
     ]
     _check_dealt(dealt, rest, c.owned, s["market"], "merchant", D.MERCHANT_NAMES)
     s["merchant_deck"] = dealt + rest
     s["merchant_deck_top"] = len(dealt)
 
 
-def _read_points(c: Call):
+def _read_points(c: core.Call):
     """Point row, face-down point deck and dealt point cards (CSR-S1, CSR-C2)."""
     snap, s, places = c.snap, c.s, c.point_places
     s["point_row"][:] = -1
-    for j, raw in enumerate(read_list(snap["point_row"], "point_row", R.POINT_ROW_SIZE)):
+    for j, raw in enumerate(core.read_list(snap["point_row"], "point_row", R.POINT_ROW_SIZE)):
         if raw is None:
             continue
         path = f"point_row[{j}]"
-        entry = _obj(raw, path, ("card", "points"))
+        entry = core.read_obj(raw, path, ("card", "points"))
         card = _point(entry["card"], f"{path}.card")
         worth = int(D.POINT_VALUE[card])
-        if read_int(entry["points"], f"{path}.points", 0, _INT16_MAX) != worth:
-            fail(f"{path}.points", f"{entry['card']!r} is worth {worth}, not {entry['points']}")
+        if core.read_int(entry["points"], f"{path}.points", 0, _INT16_MAX) != worth:
+            core.fail(
+                f"{path}.points", f"{entry['card']!r} is worth {worth}, not {entry['points']}"
+            )
         _place(places, card, f"point_row slot {j + 1}", entry["card"], "point")
         s["point_row"][j] = card
     rest = []
-    for i, name in enumerate(read_list(snap["point_deck"], "point_deck")):
+    for i, name in enumerate(core.read_list(snap["point_deck"], "point_deck")):
         card = _point(name, f"point_deck[{i}]")
         _place(places, card, f"point_deck[{i}]", name, "point")
         rest.append(card)
@@ -326,7 +311,7 @@ def _read_points(c: Call):
         )
     dealt = [
         _point(name, f"point_dealt[{i}]")
-        for i, name in enumerate(read_list(snap["point_dealt"], "point_dealt"))
+        for i, name in enumerate(core.read_list(snap["point_dealt"], "point_dealt"))
     ]
     _check_dealt(dealt, rest, c.claimed, s["point_row"], "point", D.POINT_NAMES)
     s["point_deck"] = dealt + rest
@@ -337,18 +322,20 @@ def _check_dealt(dealt, rest, taken, row, kind, names):
     """Dealt cards + remaining deck form the kernel's deck array; the row is what is left."""
     key, row_size = f"{kind}_dealt", len(row)
     if len(dealt) < row_size:
-        fail(key, f"the opening deal alone turns up {row_size} cards, got {len(dealt)}")
+        core.fail(key, f"the opening deal alone turns up {row_size} cards, got {len(dealt)}")
     seen = set()
     for i, card in enumerate(dealt):
         if card in seen:
-            fail(f"{key}[{i}]", f"{names[card]!r} is listed twice")
+            core.fail(f"{key}[{i}]", f"{names[card]!r} is listed twice")
         if card in rest:
-            fail(f"{key}[{i}]", f"{names[card]!r} is also still in {kind}_deck")
+            core.fail(f"{key}[{i}]", f"{names[card]!r} is also still in {kind}_deck")
         seen.add(card)
     on_table = {int(c) for c in row if c >= 0}
     if not taken <= seen or on_table != seen - taken:
         stray = sorted(names[c] for c in (on_table | taken) ^ seen)
-        fail(key, f"must list exactly the cards taken or face up, in dealing order; check {stray}")
+        core.fail(
+            key, f"must list exactly the cards taken or face up, in dealing order; check {stray}"
+        )
     # CSR-A3/CSR-C2: cards slide left and refills come in at the right, so the row holds the
     # untaken dealt cards in dealing order, padded with empty slots only once the deck is out.
     expected = [c for c in dealt if c not in taken]
@@ -357,12 +344,12 @@ def _check_dealt(dealt, rest, taken, row, kind, names):
     if [int(c) for c in row] != expected:
         want = [names[c] if c >= 0 else None for c in expected]
         got = [names[c] if c >= 0 else None for c in row]
-        fail(row_name, f"must hold the untaken dealt cards in dealing order {want}, got {got}")
+        core.fail(row_name, f"must hold the untaken dealt cards in dealing order {want}, got {got}")
     if rest and -1 in expected:
-        fail(row_name, f"has an empty slot while {kind}_deck still has cards (refill rule)")
+        core.fail(row_name, f"has an empty slot while {kind}_deck still has cards (refill rule)")
 
 
-def _check_progress(c: Call):
+def _check_progress(c: core.Call):
     """End of game, turn order, step counters, pending sub-decision, caravans, score."""
     snap, s, n = c.snap, c.s, c.n
     phase, first, current = int(s["phase"]), int(s["first_player"]), int(s["current_player"])
@@ -370,19 +357,19 @@ def _check_progress(c: Call):
     steps, turns = int(s["step_count"]), int(s["turn_count"])
     target = R.points_to_end(n)
     if bool(s["end_triggered"]) != bool((s["point_count"][:n] >= target).any()):
-        fail(
+        core.fail(
             "end_triggered",
             f"must be true exactly when some player holds {target} point cards (CSR-E1)",
         )
-    check_stop(c, R.STEP_CAP, both="terminated", over=R.PHASE_OVER, rule="CSR-E4")
+    core.check_stop(c, R.STEP_CAP, both="terminated", over=R.PHASE_OVER, rule="CSR-E4")
     if terminated and not s["end_triggered"]:
-        fail("terminated", "the game can only end after end_triggered (CSR-E1)")
+        core.fail("terminated", "the game can only end after end_triggered (CSR-E1)")
     if steps < turns:
-        fail("step_count", f"{steps} steps cannot complete {turns} turns")
+        core.fail("step_count", f"{steps} steps cannot complete {turns} turns")
     # CSR-S6: seat order from the first player; the final turn does not pass the turn on.
     expected = (first + turns - (1 if terminated else 0)) % n
     if current != expected:
-        fail(
+        core.fail(
             "current_player",
             f"expected player {expected} after {turns} turns from first_player {first}",
         )
@@ -391,7 +378,7 @@ def _check_progress(c: Call):
     for k in range(R.MARKET_SIZE):
         on_card = int(s["market_cubes"][k].sum())
         if on_card > turns + 1:
-            fail(
+            core.fail(
                 f"market[{k}].cubes",
                 f"{on_card} cubes cannot gather in {turns + 1} turns (CSR-A1)",
             )
@@ -402,24 +389,24 @@ def _check_progress(c: Call):
     for p in range(n):
         total = int(s["caravan"][p].sum())
         if total > R.CARAVAN_LIMIT + max(turns, MAX_CARD_GAIN):
-            fail(
+            core.fail(
                 f"players[{p}].caravan",
                 f"holds {total} cubes; one action adds at most "
                 f"{max(turns, MAX_CARD_GAIN)} to a caravan of {R.CARAVAN_LIMIT} (CSR-K1)",
             )
         if total > R.CARAVAN_LIMIT and not (p == current and over_limit_ok):
             when = "at turn start in the main phase" if phase == R.PHASE_MAIN else "here"
-            fail(
+            core.fail(
                 f"players[{p}].caravan",
                 f"holds {total} cubes; more than {R.CARAVAN_LIMIT} is not allowed {when} (CSR-K1)",
             )
 
-    score = read_final_score(snap["score"], phase == R.PHASE_OVER, n, -_INT16_MAX, _INT16_MAX)
+    score = core.read_final_score(snap["score"], phase == R.PHASE_OVER, n, -_INT16_MAX, _INT16_MAX)
     if score is not None:
         computed = np.zeros(R.MAX_PLAYERS, np.int16)
         R.final_scores_into(s, computed)  # CSR-E2
         if [int(v) for v in computed[:n]] != score:
-            fail("score", f"expected {[int(v) for v in computed[:n]]} (CSR-E2), got {score}")
+            core.fail("score", f"expected {[int(v) for v in computed[:n]]} (CSR-E2), got {score}")
         s["score"][:n] = score
     if terminated:
         best = -1
@@ -428,9 +415,9 @@ def _check_progress(c: Call):
             if best < 0 or s["score"][p] >= s["score"][best]:
                 best = p
         if int(s["winner"]) != best:
-            fail("winner", f"expected player {best} (CSR-E3: ties go to the later player)")
+            core.fail("winner", f"expected player {best} (CSR-E3: ties go to the later player)")
     elif s["winner"] >= 0:
-        fail("winner", "only a terminated game has a winner")
+        core.fail("winner", "only a terminated game has a winner")
 
 
 def _read_pending(raw, s) -> int | None:
@@ -445,50 +432,54 @@ def _read_pending(raw, s) -> int | None:
     if raw is None:
         if phase in (R.PHASE_MAIN, R.PHASE_OVER):
             return None
-        fail("pending", f"phase {name!r} needs a pending sub-decision, got null")
+        core.fail("pending", f"phase {name!r} needs a pending sub-decision, got null")
     if not isinstance(raw, dict) or "phase" not in raw:
-        fail("pending", "expected null or an object with a 'phase' key")
-    kind = _str(raw["phase"], "pending.phase")
+        core.fail("pending", "expected null or an object with a 'phase' key")
+    kind = core.read_str(raw["phase"], "pending.phase")
     if kind not in PENDING_KEYS:
         expected = ", ".join(PENDING_KEYS)
-        fail("pending.phase", f"unknown sub-decision {kind!r} (expected {expected})")
+        core.fail("pending.phase", f"unknown sub-decision {kind!r} (expected {expected})")
     if phase == R.PHASE_MAIN:
-        fail("pending", f"phase 'main' has no pending sub-decision, got {kind!r}")
+        core.fail("pending", f"phase 'main' has no pending sub-decision, got {kind!r}")
     if phase == R.PHASE_OVER and not s["truncated"]:
-        fail("pending", "a game that ended normally has no pending sub-decision")
+        core.fail("pending", "a game that ended normally has no pending sub-decision")
     if phase != R.PHASE_OVER and kind != name:
-        fail("pending.phase", f"phase is {name!r} but the pending sub-decision is {kind!r}")
-    pending = _obj(raw, "pending", PENDING_KEYS[kind])
+        core.fail("pending.phase", f"phase is {name!r} but the pending sub-decision is {kind!r}")
+    pending = core.read_obj(raw, "pending", PENDING_KEYS[kind])
     held = s["caravan"][current]
     if kind in ("upgrade", "trade"):
         t = _merchant(pending["card"], "pending.card")
         want = D.KIND_UPGRADE if kind == "upgrade" else D.KIND_TRADE
         if D.MERCHANT_KIND[t] != want:
-            fail("pending.card", f"{pending['card']!r} is not a {kind} card")
+            core.fail("pending.card", f"{pending['card']!r} is not a {kind} card")
         if s["cards"][current, t] != R.PLAYED:  # CSR-P1: the card was just played.
-            fail("pending.card", f"{pending['card']!r} is not in the current player's played pile")
+            core.fail(
+                "pending.card", f"{pending['card']!r} is not in the current player's played pile"
+            )
         s["pending_type"] = t
         if kind == "upgrade":  # CSR-P3: at least one upgrade left, else the turn is over.
             top = int(D.MERCHANT_UPGRADES[t])
-            left = read_int(
+            left = core.read_int(
                 pending["upgrades_left"], "pending.upgrades_left", 1, top, "upgrades left"
             )
             s["upgrades_left"] = left
         elif (held < D.MERCHANT_IN[t]).any():  # CSR-P5: the trade must be possible once.
-            fail("pending.card", f"the current player cannot pay {pending['card']!r} even once")
+            core.fail(
+                "pending.card", f"the current player cannot pay {pending['card']!r} even once"
+            )
     elif kind == "pay":
         # CSR-A1/A2: slot 1 is free, so paying only ever targets slots 2..6.
-        slot = read_int(pending["slot"], "pending.slot", 2, R.MARKET_SIZE, "market slot")
-        paid = read_int(pending["paid"], "pending.paid", 0, slot - 2, "cubes paid")
+        slot = core.read_int(pending["slot"], "pending.slot", 2, R.MARKET_SIZE, "market slot")
+        paid = core.read_int(pending["paid"], "pending.paid", 0, slot - 2, "cubes paid")
         if s["market"][slot - 1] < 0:
-            fail("pending.slot", f"market slot {slot} is empty")
+            core.fail("pending.slot", f"market slot {slot} is empty")
         if int(held.sum()) < slot - 1 - paid:
-            fail("pending", "the current player cannot place the cubes still owed (CSR-A1)")
+            core.fail("pending", "the current player cannot place the cubes still owed (CSR-A1)")
         s["acquire_slot"] = slot - 1
         s["pay_index"] = paid
     else:
         if int(held.sum()) <= R.CARAVAN_LIMIT:
-            fail(
+            core.fail(
                 "pending",
                 f"returning cubes needs more than {R.CARAVAN_LIMIT} in the current player's "
                 "caravan (CSR-K1)",
@@ -496,7 +487,7 @@ def _read_pending(raw, s) -> int | None:
     return R.PHASE_NAMES.index(kind)
 
 
-CODEC = Codec(
+CODEC = core.Codec(
     GAME_NAME,
     SNAPSHOT_VERSION,
     R.STATE_DTYPE,
@@ -529,7 +520,7 @@ from_dict = CODEC.from_dict
 
 def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in game ``g``'s position, e.g. ``"acquire slot 3 (RR>GG)"``."""
-    a = action_index(action, R.NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     if a < R.A_ACQUIRE:
         return f"play {D.MERCHANT_NAMES[a - R.A_PLAY]}"

@@ -31,14 +31,57 @@ import numpy as np
 
 from meeple_gym.core.errors import SnapshotError
 from meeple_gym.core.snapshot_fields import (
+    action_index,
     fail,
+    read_ascending,
     read_bool,
+    read_counts,
     read_int,
+    read_key,
     read_list,
     read_name,
     read_obj,
+    read_raw,
     read_str,
 )
+
+# A codec imports this module alone (``from meeple_gym.core import snapshot as core``): the
+# field readers of ``snapshot_fields`` are here too.
+__all__ = [
+    "INT32_MAX",
+    "RNG",
+    "Bool",
+    "Call",
+    "Codec",
+    "Custom",
+    "Field",
+    "Int",
+    "Name",
+    "Obj",
+    "action_index",
+    "check_codes",
+    "check_stop",
+    "counts_dict",
+    "fail",
+    "last_seat",
+    "or_null",
+    "read_ascending",
+    "read_bool",
+    "read_counts",
+    "read_final_score",
+    "read_int",
+    "read_key",
+    "read_list",
+    "read_name",
+    "read_obj",
+    "read_players",
+    "read_raw",
+    "read_str",
+    "read_table",
+    "refuse",
+    "rng_text",
+    "write_table",
+]
 
 INT32_MAX = int(np.iinfo(np.int32).max)
 _RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")

@@ -34,38 +34,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from meeple_gym.core import snapshot as core
 from meeple_gym.core.jit import kernel
 from meeple_gym.core.records import copy_values
-from meeple_gym.core.snapshot import (
-    RNG,
-    Bool,
-    Call,
-    Codec,
-    Custom,
-    Int,
-    Name,
-    Obj,
-    check_codes,
-    check_stop,
-    counts_dict,
-    last_seat,
-    read_players,
-    read_table,
-    refuse,
-    write_table,
-)
-from meeple_gym.core.snapshot_fields import (
-    action_index,
-    fail,
-    read_ascending,
-    read_bool,
-    read_counts,
-    read_key,
-    read_list,
-    read_name,
-    read_obj,
-)
-from meeple_gym.core.snapshot_fields import read_int as _int
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor import rules as R
 
@@ -168,10 +139,10 @@ def _check_pile(cards, count, name: str, hi: int):
     """A deck array: ``count`` cards in 0..hi, then -1."""
     count = int(count)
     if not 0 <= count <= len(cards):
-        refuse(f"{name}_n is {count}, outside 0..{len(cards)}")
-    check_codes(cards[:count], name, 0, hi)
+        core.refuse(f"{name}_n is {count}, outside 0..{len(cards)}")
+    core.check_codes(cards[:count], name, 0, hi)
     if (cards[count:] != -1).any():
-        refuse(f"{name} holds cards past its count")
+        core.refuse(f"{name} holds cards past its count")
 
 
 def _check_representable(s):
@@ -179,9 +150,9 @@ def _check_representable(s):
     game reaches fails here; from_dict checks the rules)."""
     n = int(s["num_players"])
     if not 2 <= n <= R.MAXP:
-        refuse(f"num_players is {n}, Endeavor has 2-4 players")
-    check_codes(s["phase"], "phase", 0, len(PHASES) - 1)
-    check_codes(s["sub"], "sub", 0, len(SUB_STEPS) - 1)
+        core.refuse(f"num_players is {n}, Endeavor has 2-4 players")
+    core.check_codes(s["phase"], "phase", 0, len(PHASES) - 1)
+    core.check_codes(s["sub"], "sub", 0, len(SUB_STEPS) - 1)
     for field in (
         "terminated",
         "truncated",
@@ -194,28 +165,28 @@ def _check_representable(s):
         "took_goods",
         "home_used",
     ):
-        check_codes(s[field], field, 0, 1)
+        core.check_codes(s[field], field, 0, 1)
     for field in ("first_player", "order", "exec_order", "winner", "current_player"):
         lo = 0 if field == "first_player" else -1
-        check_codes(s[field], field, lo, n - 1)
+        core.check_codes(s[field], field, lo, n - 1)
     if (s["order"][:n] < 0).any() or (s["order"][n:] != -1).any():
-        refuse("order must list the seats in use, then -1")
+        core.refuse("order must list the seats in use, then -1")
     started = s["exec_order"][:n] >= 0
     if (started.any() and not started.all()) or (s["exec_order"][n:] != -1).any():
-        refuse("exec_order is neither unset (-1) nor a list of the seats in use")
+        core.refuse("exec_order is neither unset (-1) nor a list of the seats in use")
     if not 0 <= int(s["winners"]) < 1 << n:
-        refuse(f"winners {int(s['winners'])} names seats beyond {n} players")
+        core.refuse(f"winners {int(s['winners'])} names seats beyond {n} players")
     over = int(s["phase"]) == R.PH_OVER
     if over != (int(s["current_player"]) < 0) or (over and s["pend_mask"].any()):
-        refuse("phase, current_player and pend_mask disagree about a pending decision")
-    check_codes(s["role"], "role", -1, R.N_ROLES - 1)
-    check_codes(s["slot_city"], "slot_city", -1, R.NC - 1)
-    check_codes(s["slot_owner"], "slot_owner", -1, n - 1)
-    check_codes(s["empire_market"], "empire_market", -1, R.NEMP - 1)
-    check_codes(s["building_market"], "building_market", -1, R.NB - 1)
-    check_codes(s["gov_slot"], "gov_slot", -1, R.N_SLOTS - 1)
+        core.refuse("phase, current_player and pend_mask disagree about a pending decision")
+    core.check_codes(s["role"], "role", -1, R.N_ROLES - 1)
+    core.check_codes(s["slot_city"], "slot_city", -1, R.NC - 1)
+    core.check_codes(s["slot_owner"], "slot_owner", -1, n - 1)
+    core.check_codes(s["empire_market"], "empire_market", -1, R.NEMP - 1)
+    core.check_codes(s["building_market"], "building_market", -1, R.NB - 1)
+    core.check_codes(s["gov_slot"], "gov_slot", -1, R.N_SLOTS - 1)
     if not 0 <= int(s["city_used"]) < 1 << R.N_SLOTS:
-        refuse(f"city_used {int(s['city_used'])} names slots beyond the {R.N_SLOTS}")
+        core.refuse(f"city_used {int(s['city_used'])} names slots beyond the {R.N_SLOTS}")
     for r in range(R.NR):
         _check_pile(s["region_deck"][r], s["region_deck_n"][r], f"region_deck[{r}]", R.NC - 1)
     _check_pile(s["empire_deck"], s["empire_deck_n"], "empire_deck", R.NEMP - 1)
@@ -224,15 +195,15 @@ def _check_representable(s):
         _check_pile(s["role_deck"][p], s["role_deck_n"][p], f"role_deck[{p}]", R.N_ROLES - 1)
         used = int(s["board_n"][p])
         if not 0 <= used <= R.BOARD:
-            refuse(f"board_n[{p}] is {used}, outside 0..{R.BOARD}")
+            core.refuse(f"board_n[{p}] is {used}, outside 0..{R.BOARD}")
         for i in range(used):
             kind, cid = int(s["board_kind"][p, i]), int(s["board_id"][p, i])
             if kind not in (R.K_CITY, R.K_BUILDING, R.K_EMPIRE):
-                refuse(f"board_kind[{p}, {i}] is {kind}, not a card kind")
+                core.refuse(f"board_kind[{p}, {i}] is {kind}, not a card kind")
             if not 0 <= cid < _COUNTS[BOARD_KINDS[kind]]:
-                refuse(f"board_id[{p}, {i}] is {cid}, not a {BOARD_KINDS[kind]} card")
+                core.refuse(f"board_id[{p}, {i}] is {cid}, not a {BOARD_KINDS[kind]} card")
         if (s["board_kind"][p, used:] != R.K_NONE).any() or (s["board_id"][p, used:] != -1).any():
-            refuse(f"player {p}'s board holds cards past board_n")
+            core.refuse(f"player {p}'s board holds cards past board_n")
     for p in range(n, R.MAXP):
         blank = (
             not s["pool"][p]
@@ -249,7 +220,7 @@ def _check_representable(s):
             and not s["score"][p]
         )
         if not blank:
-            refuse(f"seat {p} is not in use but holds values")
+            core.refuse(f"seat {p} is not in use but holds values")
 
 
 def _top_first(cards, count, names) -> list[str]:
@@ -328,38 +299,38 @@ def _governor_slot(c) -> dict | None:
 
 
 def _card(value, path: str, kind: str) -> int:
-    return read_key(value, path, _CARD_INDEX[kind], f"{kind} card")
+    return core.read_key(value, path, _CARD_INDEX[kind], f"{kind} card")
 
 
 def _seat(value, path: str, n: int) -> int:
-    return _int(value, path, 0, n - 1, "seat")
+    return core.read_int(value, path, 0, n - 1, "seat")
 
 
 def _id_order_set(value, path: str, names, what: str) -> list[int]:
     """A set written as a list in id order, each entry once."""
     ids = []
-    for i, raw in enumerate(read_list(value, path, most=len(names))):
-        x = read_name(raw, f"{path}[{i}]", names, what)
+    for i, raw in enumerate(core.read_list(value, path, most=len(names))):
+        x = core.read_name(raw, f"{path}[{i}]", names, what)
         if ids and x <= ids[-1]:
-            fail(f"{path}[{i}]", f"{what}s are listed in table order, each once")
+            core.fail(f"{path}[{i}]", f"{what}s are listed in table order, each once")
         ids.append(x)
     return ids
 
 
 def _read_slot_ref(value, path: str) -> int:
-    ref = read_obj(value, path, SLOT_REF_KEYS)
-    r = read_name(ref["region"], f"{path}.region", REGIONS, "region")
-    i = _int(ref["slot"], f"{path}.slot", 0, int(R.REGION_SLOTS[r]) - 1, "slot")
+    ref = core.read_obj(value, path, SLOT_REF_KEYS)
+    r = core.read_name(ref["region"], f"{path}.region", REGIONS, "region")
+    i = core.read_int(ref["slot"], f"{path}.slot", 0, int(R.REGION_SLOTS[r]) - 1, "slot")
     return _FIRST_SLOT[r] + i
 
 
 def _seat_list(value, path: str, n: int) -> list[int]:
-    seats = read_list(value, path, n)
+    seats = core.read_list(value, path, n)
     out = []
     for i, raw in enumerate(seats):
         q = _seat(raw, f"{path}[{i}]", n)
         if q in out:
-            fail(f"{path}[{i}]", f"seat {q} is listed twice")
+            core.fail(f"{path}[{i}]", f"seat {q} is listed twice")
         out.append(q)
     return out
 
@@ -374,7 +345,7 @@ class _Places:
         where = self.seen.get((kind, cid))
         if where is not None:
             key = _CARD_KEYS[kind][cid]
-            fail(path, f"{kind} card {key!r} is also at {where} (each card is in one place)")
+            core.fail(path, f"{kind} card {key!r} is also at {where} (each card is in one place)")
         self.seen[(kind, cid)] = path
 
     def check_all_placed(self):
@@ -382,50 +353,50 @@ class _Places:
             for cid in range(_COUNTS[kind]):
                 if (kind, cid) not in self.seen:
                     key = _CARD_KEYS[kind][cid]
-                    fail(_CARD_HOME[kind], f"{kind} card {key!r} is missing (END-C2)")
+                    core.fail(_CARD_HOME[kind], f"{kind} card {key!r} is missing (END-C2)")
 
 
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _read_order(value, path: str, c: Call):
+def _read_order(value, path: str, c: core.Call):
     c.s["order"][: c.n] = _seat_list(value, path, c.n)
 
 
-def _read_exec_order(value, path: str, c: Call):
+def _read_exec_order(value, path: str, c: core.Call):
     if value is not None:
         c.s["exec_order"][: c.n] = _seat_list(value, path, c.n)
 
 
-def _read_winners(value, path: str, c: Call):
-    winners = read_ascending(value, path, 0, c.n - 1, "seat", "seats", most=c.n)
+def _read_winners(value, path: str, c: core.Call):
+    winners = core.read_ascending(value, path, 0, c.n - 1, "seat", "seats", most=c.n)
     c.s["winners"] = sum(1 << q for q in winners)
 
 
-def _read_players(c: Call):
+def _read_players(c: core.Call):
     c.places = _Places()
-    for p, raw in enumerate(read_players(c)):
+    for p, raw in enumerate(core.read_players(c)):
         path = f"players[{p}]"
-        read_table(read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
+        core.read_table(core.read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
 
 
-def _read_goods(value, path: str, c: Call, p: int):
-    c.s["goods"][p] = read_counts(value, path, GOODS, 0, R.MAX_GOODS)
+def _read_goods(value, path: str, c: core.Call, p: int):
+    c.s["goods"][p] = core.read_counts(value, path, GOODS, 0, R.MAX_GOODS)
 
 
-def _read_ships(value, path: str, c: Call, p: int):
-    c.s["ships"][p] = read_counts(value, path, REGIONS, 0, R.MAX_TOKENS)
+def _read_ships(value, path: str, c: core.Call, p: int):
+    c.s["ships"][p] = core.read_counts(value, path, REGIONS, 0, R.MAX_TOKENS)
     if c.s["ships"][p, R.EUROPE]:
-        fail(f"{path}.europe", "ships are never sent to Europe (END-R4)")
+        core.fail(f"{path}.europe", "ships are never sent to Europe (END-R4)")
 
 
-def _read_board(value, path: str, c: Call, p: int):
+def _read_board(value, path: str, c: core.Call, p: int):
     s = c.s
-    board = read_list(value, path, most=R.BOARD)  # END-B1
+    board = core.read_list(value, path, most=R.BOARD)  # END-B1
     for i, raw_card in enumerate(board):
         where = f"{path}[{i}]"
-        entry = read_obj(raw_card, where, BOARD_CARD_KEYS)
-        kind = read_name(entry["kind"], f"{where}.kind", BOARD_KINDS[1:], "card kind") + 1
+        entry = core.read_obj(raw_card, where, BOARD_CARD_KEYS)
+        kind = core.read_name(entry["kind"], f"{where}.kind", BOARD_KINDS[1:], "card kind") + 1
         cid = _card(entry["card"], f"{where}.card", BOARD_KINDS[kind])
         c.places.put(BOARD_KINDS[kind], cid, where)
         s["board_kind"][p, i] = kind
@@ -433,7 +404,7 @@ def _read_board(value, path: str, c: Call, p: int):
     s["board_n"][p] = len(board)
 
 
-def _read_empire_hand(value, path: str, c: Call, p: int):
+def _read_empire_hand(value, path: str, c: core.Call, p: int):
     for e in _id_order_set(value, path, D.EMPIRE_KEYS, "card"):
         c.places.put("empire", e, path)
         c.s["empire_hand"][p, e] = 1
@@ -442,25 +413,25 @@ def _read_empire_hand(value, path: str, c: Call, p: int):
 def _read_roles(raw, s, p: int):
     """END-O2: the player's 6 roles, each once, in hand (3), deck or set aside."""
     path = f"players[{p}].roles"
-    roles = read_obj(raw, path, ROLE_CARD_KEYS)
+    roles = core.read_obj(raw, path, ROLE_CARD_KEYS)
     hand = _id_order_set(roles["hand"], f"{path}.hand", ROLES, "role")
     aside = _id_order_set(roles["aside"], f"{path}.aside", ROLES, "role")
     deck_path = f"{path}.deck"
     deck = [
-        read_name(x, f"{deck_path}[{i}]", ROLES, "role")
-        for i, x in enumerate(read_list(roles["deck"], deck_path, most=R.N_ROLES))
+        core.read_name(x, f"{deck_path}[{i}]", ROLES, "role")
+        for i, x in enumerate(core.read_list(roles["deck"], deck_path, most=R.N_ROLES))
     ]
     seen = {}
     for part, ids in (("hand", hand), ("deck", deck), ("aside", aside)):
         for r in ids:
             if r in seen:
-                fail(f"{path}.{part}", f"role {ROLES[r]!r} is also in {seen[r]} (END-O2)")
+                core.fail(f"{path}.{part}", f"role {ROLES[r]!r} is also in {seen[r]} (END-O2)")
             seen[r] = part
     missing = [ROLES[r] for r in range(R.N_ROLES) if r not in seen]
     if missing:
-        fail(path, f"missing role(s) {', '.join(missing)}: each player owns all 6 (END-O2)")
+        core.fail(path, f"missing role(s) {', '.join(missing)}: each player owns all 6 (END-O2)")
     if len(hand) != D.ROLE_HAND:
-        fail(f"{path}.hand", f"holds {len(hand)} roles, expected {D.ROLE_HAND} (END-O2)")
+        core.fail(f"{path}.hand", f"holds {len(hand)} roles, expected {D.ROLE_HAND} (END-O2)")
     for r in hand:
         s["role_hand"][p, r] = 1
     for r in aside:
@@ -469,14 +440,14 @@ def _read_roles(raw, s, p: int):
     s["role_deck_n"][p] = len(deck)
 
 
-def _read_regions(c: Call):
+def _read_regions(c: core.Call):
     s, n, places = c.s, c.n, c.places
-    regions = read_obj(c.snap["regions"], "regions", REGIONS)
+    regions = core.read_obj(c.snap["regions"], "regions", REGIONS)
     for r, key in enumerate(REGIONS):
         path = f"regions.{key}"
-        region = read_obj(regions[key], path, REGION_KEYS)
-        s["region_open"][r] = read_bool(region["open"], f"{path}.open")
-        deck = read_list(region["deck"], f"{path}.deck", most=R.CITIES_PER_REGION)
+        region = core.read_obj(regions[key], path, REGION_KEYS)
+        s["region_open"][r] = core.read_bool(region["open"], f"{path}.open")
+        deck = core.read_list(region["deck"], f"{path}.deck", most=R.CITIES_PER_REGION)
         cities = []
         for i, name in enumerate(deck):
             city = _region_city(name, f"{path}.deck[{i}]", r)
@@ -485,40 +456,40 @@ def _read_regions(c: Call):
         s["region_deck"][r, : len(cities)] = cities[::-1]
         s["region_deck_n"][r] = len(cities)
         first = _FIRST_SLOT[r]
-        slots = read_list(region["slots"], f"{path}.slots", int(R.REGION_SLOTS[r]))  # END-R4
+        slots = core.read_list(region["slots"], f"{path}.slots", int(R.REGION_SLOTS[r]))  # END-R4
         for i, raw_slot in enumerate(slots):
             where = f"{path}.slots[{i}]"
-            slot = read_obj(raw_slot, where, SLOT_KEYS)
+            slot = core.read_obj(raw_slot, where, SLOT_KEYS)
             k = first + i
             if slot["city"] is not None:
                 s["slot_city"][k] = _region_city(slot["city"], f"{where}.city", r)
                 places.put("city", int(s["slot_city"][k]), where)
             if slot["owner"] is not None:
                 s["slot_owner"][k] = _seat(slot["owner"], f"{where}.owner", n)
-            s["slot_upgraded"][k] = read_bool(slot["upgraded"], f"{where}.upgraded")
+            s["slot_upgraded"][k] = core.read_bool(slot["upgraded"], f"{where}.upgraded")
             if s["slot_owner"][k] >= 0 and s["slot_city"][k] < 0:
-                fail(f"{where}.owner", "a marker stands only on a city card")
+                core.fail(f"{where}.owner", "a marker stands only on a city card")
             if s["slot_upgraded"][k] and s["slot_owner"][k] < 0:
-                fail(f"{where}.upgraded", "only a settled city is upgraded (END-A3)")
+                core.fail(f"{where}.upgraded", "only a settled city is upgraded (END-A3)")
 
 
 def _region_city(value, path: str, r: int) -> int:
     c = _card(value, path, "city")
     if int(D.CITY_REGION[c]) != r:
         home = D.REGION_NAMES[int(D.CITY_REGION[c])]
-        fail(path, f"{value!r} is a city of {home}, not of {D.REGION_NAMES[r]}")
+        core.fail(path, f"{value!r} is a city of {home}, not of {D.REGION_NAMES[r]}")
     return c
 
 
-def _read_piles(c: Call):
+def _read_piles(c: core.Call):
     """The empire deck and market (END-S4) and the buildings (END-S5)."""
     s, places = c.s, c.places
     for key, kind, field, market_size in (
         ("empire", "empire", "empire", R.MARKET),
         ("buildings", "building", "building", R.B_MARKET),
     ):
-        pile = read_obj(c.snap[key], key, PILE_KEYS)
-        deck = read_list(pile["deck"], f"{key}.deck", most=_COUNTS[kind])
+        pile = core.read_obj(c.snap[key], key, PILE_KEYS)
+        deck = core.read_list(pile["deck"], f"{key}.deck", most=_COUNTS[kind])
         cards = []
         for i, name in enumerate(deck):
             card = _card(name, f"{key}.deck[{i}]", kind)
@@ -526,7 +497,7 @@ def _read_piles(c: Call):
             cards.append(card)
         s[f"{field}_deck"][: len(cards)] = cards[::-1]
         s[f"{field}_deck_n"] = len(cards)
-        market = read_list(pile["market"], f"{key}.market", market_size)
+        market = core.read_list(pile["market"], f"{key}.market", market_size)
         for i, name in enumerate(market):
             if name is not None:
                 card = _card(name, f"{key}.market[{i}]", kind)
@@ -534,38 +505,38 @@ def _read_piles(c: Call):
                 s[f"{field}_market"][i] = card
 
 
-def _read_cities_used(value, path: str, c: Call):
+def _read_cities_used(value, path: str, c: core.Call):
     bits = 0
-    for i, ref in enumerate(read_list(value, path, most=R.N_SLOTS)):
+    for i, ref in enumerate(core.read_list(value, path, most=R.N_SLOTS)):
         k = _read_slot_ref(ref, f"{path}[{i}]")
         if bits >> k:
-            fail(f"{path}[{i}]", "slots are listed in board order, each once")
+            core.fail(f"{path}[{i}]", "slots are listed in board order, each once")
         bits |= 1 << k
     c.s["city_used"] = bits
 
 
-def _read_governor_slot(value, path: str, c: Call):
+def _read_governor_slot(value, path: str, c: core.Call):
     if value is not None:
         c.s["gov_slot"] = _read_slot_ref(value, path)
 
 
-def _read_pending(c: Call):
+def _read_pending(c: core.Call):
     raw, s = c.snap["pending"], c.s
     if int(s["phase"]) == R.PH_OVER:
         if raw is not None:
-            fail("pending", "a finished game has no pending decision; expected null")
+            core.fail("pending", "a finished game has no pending decision; expected null")
         return
     if raw is None:
-        fail("pending", "a game still running needs a pending decision, got null")
-    pending = read_obj(raw, "pending", PENDING_KEYS)
+        core.fail("pending", "a game still running needs a pending decision, got null")
+    pending = core.read_obj(raw, "pending", PENDING_KEYS)
     s["current_player"] = _seat(pending["player"], "pending.player", c.n)
     last = R.NUM_ACTIONS - 1
-    legal = read_ascending(
+    legal = core.read_ascending(
         pending["legal"], "pending.legal", 0, last, "action", "actions", last + 1
     )
     s["pend_mask"][legal] = 1
     if len(legal) < 2:  # a decision with one legal action is taken at once (rules.apply_action)
-        fail("pending.legal", "a pending decision has at least 2 legal actions")
+        core.fail("pending.legal", "a pending decision has at least 2 legal actions")
 
 
 # ---- from_dict: the rules' invariants --------------------------------------------------------
@@ -579,14 +550,14 @@ def _check_players(s, n: int):
         extra = _extra_tokens(s, p)
         have = int(s["pool"][p]) + ships + int(s["lost"][p])
         if have != start + extra:
-            fail(
+            core.fail(
                 f"players[{p}].pool",
                 f"pool {int(s['pool'][p])} + ships {ships} + lost {int(s['lost'][p])} = {have}, "
                 f"expected {start} starting tokens + {extra} from extra_tokens cards",
             )
         markers = int((s["slot_owner"] == p).sum())
         if markers > D.MARKERS:
-            fail("regions", f"player {p} has {markers} markers on cities, at most {D.MARKERS}")
+            core.fail("regions", f"player {p} has {markers} markers on cities, at most {D.MARKERS}")
 
 
 def _check_regions(s, n: int):
@@ -598,16 +569,18 @@ def _check_regions(s, n: int):
         if s["region_open"][r]:
             before = int(R.PREVIOUS[r])
             if before >= 0 and not s["region_open"][before]:
-                fail(f"regions.{key}.open", f"{REGIONS[before]} must open first (END-R3)")
+                core.fail(f"regions.{key}.open", f"{REGIONS[before]} must open first (END-R3)")
             continue
         if R.OPEN_AT_START[r]:
-            fail(f"regions.{key}.open", "Europe and West Africa are open from the start (END-R2)")
+            core.fail(
+                f"regions.{key}.open", "Europe and West Africa are open from the start (END-R2)"
+            )
         if s["ships"][:n, r].any():
-            fail(f"regions.{key}.open", "a region with ships is open (END-R2)")
+            core.fail(f"regions.{key}.open", "a region with ships is open (END-R2)")
         if any(s["slot_city"][k] >= 0 for k in slots):
-            fail(f"regions.{key}.slots", "a closed region has no city dealt (END-R2)")
+            core.fail(f"regions.{key}.slots", "a closed region has no city dealt (END-R2)")
         if int(s["region_deck_n"][r]) != R.CITIES_PER_REGION:
-            fail(f"regions.{key}.deck", "a closed region's deck is full (END-R2)")
+            core.fail(f"regions.{key}.deck", "a closed region's deck is full (END-R2)")
 
 
 def _markers(s, p: int) -> int:
@@ -620,12 +593,12 @@ def _check_between_rounds(s, n: int):
         r = _SLOT_REGION[k]
         if s["region_open"][r] and s["slot_city"][k] < 0 and s["region_deck_n"][r] > 0:
             i = k - _FIRST_SLOT[r]
-            fail(f"regions.{REGIONS[r]}.slots[{i}]", "an empty slot is refilled (END-O5)")
+            core.fail(f"regions.{REGIONS[r]}.slots[{i}]", "an empty slot is refilled (END-O5)")
     for key, field in (("empire", "empire"), ("buildings", "building")):
         market = s[f"{field}_market"]
         for i in range(len(market)):
             if market[i] < 0 and s[f"{field}_deck_n"] > 0:
-                fail(f"{key}.market[{i}]", "an empty market slot is refilled (END-O5)")
+                core.fail(f"{key}.market[{i}]", "an empty market slot is refilled (END-O5)")
 
 
 def _check_setup(s, n: int):
@@ -633,21 +606,21 @@ def _check_setup(s, n: int):
     for p in range(n):
         path = f"players[{p}]"
         if s["board_n"][p] or s["goods"][p].any() or s["ships"][p].any() or s["lost"][p]:
-            fail(path, "holds cards, goods, ships or lost tokens before the first round")
+            core.fail(path, "holds cards, goods, ships or lost tokens before the first round")
         if s["role"][p] >= 0 or s["placed"][p]:
-            fail(f"{path}.role", "no role is chosen during setup")
+            core.fail(f"{path}.role", "no role is chosen during setup")
     if (s["region_open"] != R.OPEN_AT_START).any():
-        fail("regions", "only Europe and West Africa are open during setup (END-R2)")
+        core.fail("regions", "only Europe and West Africa are open during setup (END-R2)")
     if s["slot_upgraded"].any():
-        fail("regions", "no city is upgraded during setup")
+        core.fail("regions", "no city is upgraded during setup")
     for key, field in (("empire", "empire_market"), ("buildings", "building_market")):
         if (s[field] >= 0).any():
-            fail(f"{key}.market", "the markets are dealt after setup (END-S4, END-S5)")
+            core.fail(f"{key}.market", "the markets are dealt after setup (END-S4, END-S5)")
     if int(s["round"]) != 1 or int(s["exec_index"]) or s["exec_order"][0] >= 0:
-        fail("round", "setup is before round 1's first execution")
+        core.fail("round", "setup is before round 1's first execution")
     firsts = [(int(s["first_player"]) + i) % n for i in range(n)]
     if [int(x) for x in s["order"][:n]] != firsts:
-        fail("order", f"the seat order from the first player is {firsts} (END-S6)")
+        core.fail("order", f"the seat order from the first player is {firsts} (END-S6)")
 
 
 def _check_fresh_execution(s):
@@ -662,7 +635,7 @@ def _check_fresh_execution(s):
         and s["gov_due"] == 0
     )
     if not fresh:
-        fail("execution", "no role has been executed yet; expected the initial values")
+        core.fail("execution", "no role has been executed yet; expected the initial values")
 
 
 def _check_phase(s, n: int):
@@ -672,7 +645,7 @@ def _check_phase(s, n: int):
     order = [int(x) for x in s["order"][:n]]
     roles = [int(x) for x in s["role"][:n]]
     if sub != R.SUB_MAIN and phase != R.PH_ROLE and not s["truncated"]:
-        fail("sub_step", f"the phase {PHASES[phase]!r} has no sub-step")
+        core.fail("sub_step", f"the phase {PHASES[phase]!r} has no sub-step")
     if s["truncated"]:
         return  # cut off anywhere: only the phase-free invariants hold
     # END-O1, END-O2: a role is chosen from the hand and set aside only after the round; this
@@ -680,93 +653,93 @@ def _check_phase(s, n: int):
     if phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS, R.PH_ROLE):
         for p in range(n):
             if roles[p] >= 0 and not s["role_hand"][p, roles[p]]:
-                fail(f"players[{p}].role", f"{ROLES[roles[p]]!r} is not in the player's hand")
+                core.fail(f"players[{p}].role", f"{ROLES[roles[p]]!r} is not in the player's hand")
     if phase == R.PH_START_CITY:
         picks = _PICKS[n]
         if pick >= len(picks):
-            fail("pick_index", f"{len(picks)} starting picks with {n} players (END-S3)")
+            core.fail("pick_index", f"{len(picks)} starting picks with {n} players (END-S3)")
         want = (int(s["first_player"]) + picks[pick]) % n
         if cur != want:
-            fail("pending.player", f"pick {pick} is player {want}'s (END-S3)")
+            core.fail("pending.player", f"pick {pick} is player {want}'s (END-S3)")
         for p in range(n):
             made = sum((int(s["first_player"]) + x) % n == p for x in picks[:pick])
             if _markers(s, p) != made:
-                fail("regions", f"player {p} has made {made} starting pick(s) (END-S3)")
+                core.fail("regions", f"player {p} has made {made} starting pick(s) (END-S3)")
             _check_hand_size(s, p, int(R.EMPIRE_DRAW[n]))
         _check_setup(s, n)
         _check_fresh_execution(s)
     elif phase == R.PH_EMPIRE_RETURN:
         if pick >= n:
-            fail("pick_index", f"is {pick}, but only {n} players return cards")
+            core.fail("pick_index", f"is {pick}, but only {n} players return cards")
         if cur != order[pick]:
-            fail("pending.player", f"player {order[pick]} returns cards now (END-S4)")
+            core.fail("pending.player", f"player {order[pick]} returns cards now (END-S4)")
         for i, p in enumerate(order):
             if _markers(s, p) != D.STARTING_CITIES[n]:
                 want = D.STARTING_CITIES[n]
-                fail("regions", f"player {p} holds {_markers(s, p)} cities, expected {want}")
+                core.fail("regions", f"player {p} holds {_markers(s, p)} cities, expected {want}")
             held = int(s["empire_hand"][p].sum())
             if i < pick:
                 _check_hand_size(s, p, D.EMPIRE_KEEP)
             elif i > pick:
                 _check_hand_size(s, p, int(R.EMPIRE_DRAW[n]))
             elif not D.EMPIRE_KEEP < held <= R.EMPIRE_DRAW[n]:
-                fail(f"players[{p}].empire_hand", f"{held} cards while returning (END-S4)")
+                core.fail(f"players[{p}].empire_hand", f"{held} cards while returning (END-S4)")
         _check_setup(s, n)
         _check_fresh_execution(s)
     elif phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
         if pick >= n:
-            fail("pick_index", f"is {pick}, but only {n} players plan")
+            core.fail("pick_index", f"is {pick}, but only {n} players plan")
         if cur != order[pick]:
-            fail("pending.player", f"player {order[pick]} plans now (END-O1)")
+            core.fail("pending.player", f"player {order[pick]} plans now (END-O1)")
         for i, p in enumerate(order):
             chosen = i < pick or (i == pick and phase == R.PH_PLAN_TOKENS)
             if chosen != (roles[p] >= 0):
                 state = "has chosen a role already" if chosen else "has not chosen a role yet"
-                fail(f"players[{p}].role", f"player {p} {state} (END-O1)")
+                core.fail(f"players[{p}].role", f"player {p} {state} (END-O1)")
             if i >= pick and s["placed"][p]:
-                fail(f"players[{p}].placed", "tokens are placed after the role (END-O1)")
+                core.fail(f"players[{p}].placed", "tokens are placed after the role (END-O1)")
             if s["placed"][p] > s["pool"][p]:
-                fail(f"players[{p}].placed", "more tokens placed than the pool holds")
+                core.fail(f"players[{p}].placed", "more tokens placed than the pool holds")
         _check_after_setup(s, n)
         if int(s["round"]) == 1:
             if s["exec_order"][0] >= 0 or int(s["exec_index"]):
-                fail("exec_order", "no role is executed before round 1's execution")
+                core.fail("exec_order", "no role is executed before round 1's execution")
             _check_fresh_execution(s)
         else:
             _check_after_round(s, n)
         _check_between_rounds(s, n)
     elif phase == R.PH_ROLE:
         if pick != n:
-            fail("pick_index", f"is {n} once every player has planned")
+            core.fail("pick_index", f"is {n} once every player has planned")
         for p in range(n):
             if roles[p] < 0:
-                fail(f"players[{p}].role", "every player has chosen a role (END-O1)")
+                core.fail(f"players[{p}].role", "every player has chosen a role (END-O1)")
         want = sorted(order, key=lambda p: (roles[p], -int(s["placed"][p])))  # END-O3, stable
         if s["exec_order"][0] < 0 or [int(x) for x in s["exec_order"][:n]] != want:
-            fail("exec_order", f"expected {want} from roles, tokens and last order (END-O3)")
+            core.fail("exec_order", f"expected {want} from roles, tokens and last order (END-O3)")
         index = int(s["exec_index"])
         if index >= n:
-            fail("exec_index", f"is {index}, but only {n} roles are executed")
+            core.fail("exec_index", f"is {index}, but only {n} roles are executed")
         if cur != want[index]:
-            fail("pending.player", f"player {want[index]} executes the role now (END-O3)")
+            core.fail("pending.player", f"player {want[index]} executes the role now (END-O3)")
         for p in want[index + 1 :]:
             if s["placed"][p] > s["pool"][p]:
-                fail(f"players[{p}].placed", "more tokens placed than the pool holds")
+                core.fail(f"players[{p}].placed", "more tokens placed than the pool holds")
         if int(s["placed"][cur]) - int(s["used"]) > int(s["pool"][cur]):
-            fail(f"players[{cur}].placed", "the role's unused tokens are still in the pool")
+            core.fail(f"players[{cur}].placed", "the role's unused tokens are still in the pool")
         _check_after_setup(s, n)
         _check_execution(s, n, cur)
     else:  # terminated at the end of a round (END-E1, END-E4)
         if pick != n or any(r < 0 for r in roles):
-            fail("pick_index", "a game ends after the execution of a round")
+            core.fail("pick_index", "a game ends after the execution of a round")
         _check_after_round(s, n)
         _check_between_rounds(s, n)
         cities_left = int(s["region_deck_n"].sum())
         if cities_left and s["empire_deck_n"] and int(s["round"]) < R.ROUND_LIMIT:
-            fail("terminated", "no end condition holds (END-E1, END-E4)")
+            core.fail("terminated", "no end condition holds (END-E1, END-E4)")
     if phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
         if not s["empire_deck_n"] or not int(s["region_deck_n"].sum()):
-            fail("round", "a round starts only while the city and empire decks last (END-E1)")
+            core.fail("round", "a round starts only while the city and empire decks last (END-E1)")
 
 
 def _merchant_goods_left(s, p: int) -> int:
@@ -794,7 +767,7 @@ def _check_goods(s, n: int):
             most -= _merchant_goods_left(s, p)
         held = int(s["goods"][p].sum())
         if held > most:
-            fail(
+            core.fail(
                 f"players[{p}].goods",
                 f"{held} goods, at most {most} after {actions} Merchant action(s) of at most "
                 f"{R.GOODS_PER_ROUND_MAX} goods each (END-A2, END-O1)",
@@ -804,67 +777,71 @@ def _check_goods(s, n: int):
 def _check_hand_size(s, p: int, size: int):
     held = int(s["empire_hand"][p].sum())
     if held != size:
-        fail(f"players[{p}].empire_hand", f"holds {held} cards, expected {size} (END-S4)")
+        core.fail(f"players[{p}].empire_hand", f"holds {held} cards, expected {size} (END-S4)")
 
 
 def _check_after_setup(s, n: int):
     for p in range(n):
         held = int(s["empire_hand"][p].sum())
         if held > D.EMPIRE_KEEP:
-            fail(f"players[{p}].empire_hand", f"{held} cards, {D.EMPIRE_KEEP} are kept (END-S4)")
+            core.fail(
+                f"players[{p}].empire_hand", f"{held} cards, {D.EMPIRE_KEEP} are kept (END-S4)"
+            )
 
 
 def _check_after_round(s, n: int):
     """END-O5: this round's execution order becomes the order for ties."""
     if s["exec_order"][0] < 0 or (s["exec_order"][:n] != s["order"][:n]).any():
-        fail("exec_order", "after a round the order is the round's execution order (END-O3)")
+        core.fail("exec_order", "after a round the order is the round's execution order (END-O3)")
     if int(s["exec_index"]) != n:
-        fail("exec_index", f"is {n} after a round's execution")
+        core.fail("exec_index", f"is {n} after a round's execution")
 
 
 def _check_execution(s, n: int, p: int):
     """The role being executed (END-A1…A5, END-G)."""
     role, sub = int(s["role"][p]), int(s["sub"])
     if sub == R.SUB_HOME_GOOD and role != R.MERCHANT:
-        fail("sub_step", "only the Merchant collects at the home port")
+        core.fail("sub_step", "only the Merchant collects at the home port")
     if sub in (R.SUB_GOV_PAY, R.SUB_GOV_MOVE) and role != R.GOVERNOR:
-        fail("sub_step", "only the Governor settles cities")
+        core.fail("sub_step", "only the Governor settles cities")
     bonus = sum(_ability(*card) == (D.ABILITY_ROLE_BONUS, role) for card in _board(s, p))
     if int(s["strength"]) > int(s["placed"][p]) + bonus:
-        fail("execution.strength", "one unit per token plus one per role-bonus card (END-O4)")
+        core.fail("execution.strength", "one unit per token plus one per role-bonus card (END-O4)")
     if int(s["used"]) > int(s["placed"][p]):
-        fail("execution.used", "each ship or attack needs one of the role's tokens (END-A1)")
+        core.fail("execution.used", "each ship or attack needs one of the role's tokens (END-A1)")
     if role not in (R.SAILOR, R.COMMANDER) and s["used"]:
-        fail("execution.used", "only the Sailor and the Commander use tokens one by one")
+        core.fail("execution.used", "only the Sailor and the Commander use tokens one by one")
     bits = int(s["city_used"])
     if role != R.MERCHANT:
         for field, value in (("cities_used", bits), ("home_used", 0), ("took_goods", 0)):
             if value or (field != "cities_used" and s[field]):
-                fail(f"execution.{field}", "only the Merchant collects goods (END-A2)")
+                core.fail(f"execution.{field}", "only the Merchant collects goods (END-A2)")
     else:
         for k in range(R.N_SLOTS):
             if (bits >> k) & 1 and s["slot_owner"][k] != p:
-                fail("execution.cities_used", f"slot {_slot_ref(k)} is not player {p}'s city")
+                core.fail("execution.cities_used", f"slot {_slot_ref(k)} is not player {p}'s city")
         if sub == R.SUB_HOME_GOOD and not s["home_used"]:
-            fail("execution.home_used", "the home port gives a good once it is used")
+            core.fail("execution.home_used", "the home port gives a good once it is used")
         took = bits != 0 or (bool(s["home_used"]) and sub != R.SUB_HOME_GOOD)
         if bool(s["took_goods"]) != took:
-            fail("execution.took_goods", f"expected {took} from the cities and home port used")
+            core.fail("execution.took_goods", f"expected {took} from the cities and home port used")
     gov, due = int(s["gov_slot"]), int(s["gov_due"])
     if sub in (R.SUB_GOV_PAY, R.SUB_GOV_MOVE):
         if gov < 0 or s["slot_city"][gov] < 0 or s["slot_owner"][gov] >= 0:
-            fail("execution.governor_slot", "the city being settled is an unclaimed city")
+            core.fail("execution.governor_slot", "the city being settled is an unclaimed city")
         if (sub == R.SUB_GOV_PAY) != (due > 0):
-            fail("execution.governor_due", "goods are due exactly while paying (END-G)")
+            core.fail("execution.governor_due", "goods are due exactly while paying (END-G)")
         if sub == R.SUB_GOV_MOVE and _markers(s, p) != D.MARKERS:
-            fail("sub_step", f"a marker moves only when all {D.MARKERS} are placed (END-G)")
+            core.fail("sub_step", f"a marker moves only when all {D.MARKERS} are placed (END-G)")
     else:
         if due:
-            fail("execution.governor_due", "no goods are due outside the Governor's payment")
+            core.fail("execution.governor_due", "no goods are due outside the Governor's payment")
         if role != R.GOVERNOR and gov >= 0:
-            fail("execution.governor_slot", "only the Governor settles cities")
+            core.fail("execution.governor_slot", "only the Governor settles cities")
         if role == R.GOVERNOR and gov >= 0 and s["slot_owner"][gov] != p:
-            fail("execution.governor_slot", "the last city settled holds the Governor's marker")
+            core.fail(
+                "execution.governor_slot", "the last city settled holds the Governor's marker"
+            )
 
 
 def _check_end(states, n: int):
@@ -873,14 +850,14 @@ def _check_end(states, n: int):
     if int(s["phase"]) != R.PH_OVER:
         for p in range(n):
             if s["score"][p]:
-                fail(f"players[{p}].score", "scores stay 0 until the game is over")
+                core.fail(f"players[{p}].score", "scores stay 0 until the game is over")
         if s["winner"] >= 0 or s["winners"]:
-            fail("winners", "only a finished game has winners")
+            core.fail("winners", "only a finished game has winners")
         return
     _, scores = _derived(states)
     for p in range(n):
         if int(s["score"][p]) != int(scores[p]):
-            fail(
+            core.fail(
                 f"players[{p}].score",
                 f"is {int(s['score'][p])}, expected {int(scores[p])} (END-E2)",
             )
@@ -897,80 +874,80 @@ def _check_end(states, n: int):
         expected = sum(1 << p for p in range(n) if keys[p] == max(keys))
     if int(s["winners"]) != expected:
         want = [p for p in range(n) if (expected >> p) & 1]
-        fail("winners", f"expected {want} (END-E3; none when cut off)")
+        core.fail("winners", f"expected {want} (END-E3; none when cut off)")
     single = expected.bit_length() - 1 if expected and expected & (expected - 1) == 0 else -1
     if int(s["winner"]) != single:
-        fail("winner", "is the one winner, or null when the win is shared or the game cut off")
+        core.fail("winner", "is the one winner, or null when the win is shared or the game cut off")
 
 
 def _check_legal(states):
     mask, _ = _derived(states)
     if (mask != states[0]["pend_mask"]).any():
         want = [int(a) for a in np.flatnonzero(mask)]
-        fail("pending.legal", f"the rules give the legal actions {want} in this position")
+        core.fail("pending.legal", f"the rules give the legal actions {want} in this position")
 
 
 # ---- the field table -------------------------------------------------------------------------
 
 # Counters are bounded by what the game can reach (rules.MAX_*), not by int16.
 PLAYER = (
-    Int("pool", hi=R.MAX_TOKENS, what="tokens"),
-    Int("lost", hi=R.MAX_TOKENS, what="tokens"),
-    Name("role", names=ROLES, nullable=True),
-    Int("placed", hi=R.MAX_TOKENS, what="tokens"),
-    Custom("goods", lambda c, p: counts_dict(c.s["goods"][p], GOODS), _read_goods),
-    Custom("ships", lambda c, p: counts_dict(c.s["ships"][p], REGIONS), _read_ships),
-    Custom("board", _board_list, _read_board),
-    Custom(
+    core.Int("pool", hi=R.MAX_TOKENS, what="tokens"),
+    core.Int("lost", hi=R.MAX_TOKENS, what="tokens"),
+    core.Name("role", names=ROLES, nullable=True),
+    core.Int("placed", hi=R.MAX_TOKENS, what="tokens"),
+    core.Custom("goods", lambda c, p: core.counts_dict(c.s["goods"][p], GOODS), _read_goods),
+    core.Custom("ships", lambda c, p: core.counts_dict(c.s["ships"][p], REGIONS), _read_ships),
+    core.Custom("board", _board_list, _read_board),
+    core.Custom(
         "empire_hand",
         lambda c, p: [D.EMPIRE_KEYS[e] for e in np.flatnonzero(c.s["empire_hand"][p])],
         _read_empire_hand,
     ),
-    Custom("roles", _roles_dict, lambda value, path, c, p: _read_roles(value, c.s, p)),
-    Int("score", hi=R.MAX_SCORE, what="score"),
+    core.Custom("roles", _roles_dict, lambda value, path, c, p: _read_roles(value, c.s, p)),
+    core.Int("score", hi=R.MAX_SCORE, what="score"),
 )
 PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
 TABLE = (
-    Int("num_players", lo=2, hi=R.MAXP, what="num_players"),
-    RNG,
-    Int("step_count", hi=R.STEP_CAP, what="step count"),
-    Int("round", lo=1, hi=R.ROUND_LIMIT, what="round"),  # END-E4
-    Name("phase", names=PHASES),
-    Name("sub_step", "sub", names=SUB_STEPS, what="sub-step"),
-    Int("first_player", hi=last_seat, what="seat"),
-    Custom("order", lambda c: [int(x) for x in c.s["order"][: c.n]], _read_order),
-    Custom("exec_order", _exec_order, _read_exec_order),
-    Int("exec_index", hi=lambda c: c.n, what="index"),
-    Int("pick_index", hi=lambda c: 2 * c.n, what="index"),
-    Bool("terminated"),
-    Bool("truncated"),
-    Int("winner", hi=last_seat, what="seat", null=-1),
-    Custom(
+    core.Int("num_players", lo=2, hi=R.MAXP, what="num_players"),
+    core.RNG,
+    core.Int("step_count", hi=R.STEP_CAP, what="step count"),
+    core.Int("round", lo=1, hi=R.ROUND_LIMIT, what="round"),  # END-E4
+    core.Name("phase", names=PHASES),
+    core.Name("sub_step", "sub", names=SUB_STEPS, what="sub-step"),
+    core.Int("first_player", hi=core.last_seat, what="seat"),
+    core.Custom("order", lambda c: [int(x) for x in c.s["order"][: c.n]], _read_order),
+    core.Custom("exec_order", _exec_order, _read_exec_order),
+    core.Int("exec_index", hi=lambda c: c.n, what="index"),
+    core.Int("pick_index", hi=lambda c: 2 * c.n, what="index"),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", hi=core.last_seat, what="seat", null=-1),
+    core.Custom(
         "winners",
         lambda c: [p for p in range(c.n) if (int(c.s["winners"]) >> p) & 1],
         _read_winners,
     ),
-    Custom("players", lambda c: [write_table(PLAYER, c, (p,)) for p in range(c.n)]),
-    Custom("regions", lambda c: {REGIONS[r]: _region_dict(c.s, r) for r in range(R.NR)}),
-    Custom("empire", lambda c: _pile_dict(c, "empire", D.EMPIRE_KEYS)),
-    Custom("buildings", lambda c: _pile_dict(c, "building", D.BUILDING_KEYS)),
-    Obj(
+    core.Custom("players", lambda c: [core.write_table(PLAYER, c, (p,)) for p in range(c.n)]),
+    core.Custom("regions", lambda c: {REGIONS[r]: _region_dict(c.s, r) for r in range(R.NR)}),
+    core.Custom("empire", lambda c: _pile_dict(c, "empire", D.EMPIRE_KEYS)),
+    core.Custom("buildings", lambda c: _pile_dict(c, "building", D.BUILDING_KEYS)),
+    core.Obj(
         "execution",
         (
-            Int("strength", hi=R.MAX_STRENGTH, what="strength"),
-            Int("used", hi=R.MAX_TOKENS, what="count"),
-            Bool("took_goods"),
-            Custom("cities_used", _cities_used, _read_cities_used),
-            Bool("home_used"),
-            Custom("governor_slot", _governor_slot, _read_governor_slot),
-            Int("governor_due", "gov_due", hi=2, what="goods"),  # END-G
+            core.Int("strength", hi=R.MAX_STRENGTH, what="strength"),
+            core.Int("used", hi=R.MAX_TOKENS, what="count"),
+            core.Bool("took_goods"),
+            core.Custom("cities_used", _cities_used, _read_cities_used),
+            core.Bool("home_used"),
+            core.Custom("governor_slot", _governor_slot, _read_governor_slot),
+            core.Int("governor_due", "gov_due", hi=2, what="goods"),  # END-G
         ),
     ),
-    Custom("pending", _pending_dict),
+    core.Custom("pending", _pending_dict),
 )
 TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 
-CODEC = Codec(
+CODEC = core.Codec(
     GAME_NAME,
     SNAPSHOT_VERSION,
     R.STATE_DTYPE,
@@ -989,7 +966,7 @@ CODEC = Codec(
         "pick_index",
         "terminated",
         "truncated",
-        lambda c: check_stop(c, R.STEP_CAP, both="truncated", over=R.PH_OVER),
+        lambda c: core.check_stop(c, R.STEP_CAP, both="truncated", over=R.PH_OVER),
         "winner",
         "winners",
         _read_players,
@@ -1080,7 +1057,7 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in the context of game ``g``'s pending decision, e.g.
     ``"choose Sailor"``, ``"send a ship to the Caribbean (cost 3)"`` or ``"attack player 2's
     ship in India"``. Costs are the decider's."""
-    a = action_index(action, R.NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     p = int(s["current_player"])
     n = int(s["num_players"])

@@ -49,38 +49,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from meeple_gym.core import snapshot as core
 from meeple_gym.core.errors import SnapshotError
-from meeple_gym.core.snapshot import (
-    RNG,
-    Bool,
-    Call,
-    Codec,
-    Custom,
-    Int,
-    Name,
-    Obj,
-    check_codes,
-    check_stop,
-    counts_dict,
-    last_seat,
-    read_players,
-    read_table,
-    refuse,
-    write_table,
-)
-from meeple_gym.core.snapshot_fields import (
-    action_index,
-    fail,
-    read_ascending,
-    read_bool,
-    read_counts,
-    read_key,
-    read_list,
-    read_name,
-    read_obj,
-    read_raw,
-)
-from meeple_gym.core.snapshot_fields import read_int as _int
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
 
@@ -201,7 +171,7 @@ def _play_holds_card(s, f: int) -> bool:
 def _name(names, code, what: str) -> str:
     code = int(code)
     if not 0 <= code < len(names):
-        refuse(f"{what} code {code} has no name")
+        core.refuse(f"{what} code {code} has no name")
     return names[code]
 
 
@@ -231,7 +201,7 @@ def _worker_dict(s, code: int, perm: int) -> dict:
             "card": CARD_KEYS[card] if card >= 0 else None,
         }
     elif code != R.W_FREE:
-        refuse(f"worker location code {code} has no meaning")
+        core.refuse(f"worker location code {code} has no meaning")
     out["permanent"] = bool(perm)
     return out
 
@@ -243,7 +213,7 @@ def _slot_dict(s, p: int, k: int) -> dict:
         "card": _name(CARD_KEYS, s["city"][p, k], "city card"),
         "occupied": bool(s["city_occupied"][p, k]),
         "tokens": int(s["city_tokens"][p, k]),
-        "store": counts_dict(s["city_store"][p, k], RESOURCES),
+        "store": core.counts_dict(s["city_store"][p, k], RESOURCES),
         "jail": jail,
     }
 
@@ -289,16 +259,16 @@ def _event_dict(s, e: int) -> dict:
 def _frame_dict(s, f: int) -> dict:
     kind = int(s["fr_kind"][f])
     if kind not in TASKS:
-        refuse(f"frame {f} has task kind {kind}")
+        core.refuse(f"frame {f} has task kind {kind}")
     bits = int(s["fr_bits"][f])
     if bits < 0 or bits >> R.CITY_SLOTS:
-        refuse(f"frame {f} has slot bits {bits:#x} beyond the {R.CITY_SLOTS} city slots")
+        core.refuse(f"frame {f} has slot bits {bits:#x} beyond the {R.CITY_SLOTS} city slots")
     frame = {"task": TASKS[kind], "actor": int(s["fr_actor"][f]), "stage": int(s["fr_stage"][f])}
     for key, field, names in FRAME_ARGS[kind]:
         value = int(s[field][f])
         frame[key] = value if names is None else _name(names, value, f"frame {f} {key}")
     frame["n"] = int(s["fr_n"][f])
-    frame["cost"] = counts_dict(s["fr_cost"][f], RESOURCES)
+    frame["cost"] = core.counts_dict(s["fr_cost"][f], RESOURCES)
     frame["slots"] = [k for k in range(R.CITY_SLOTS) if (bits >> k) & 1]
     return frame
 
@@ -316,21 +286,21 @@ def _check_representable(s):
     corrupted record fails here)."""
     n = int(s["num_players"])
     if not 1 <= n <= R.MAXP:
-        refuse(f"num_players is {n}, Everdell has 1-4 players")
+        core.refuse(f"num_players is {n}, Everdell has 1-4 players")
     seats = seats_for(n)
     if int(s["seats"]) != seats:
-        refuse(f"seats is {int(s['seats'])}, expected {seats} for {n} player(s)")
+        core.refuse(f"seats is {int(s['seats'])}, expected {seats} for {n} player(s)")
     deck_n, discard_n, rev_n = int(s["deck_n"]), int(s["discard_n"]), int(s["revealed_n"])
     depth = int(s["depth"])
     if not (0 <= deck_n <= R.DECK_SIZE and 0 <= discard_n <= R.DECK_SIZE):
-        refuse("deck_n or discard_n is out of range")
+        core.refuse("deck_n or discard_n is out of range")
     if not 0 <= rev_n <= len(s["revealed"]) or not 0 <= depth <= R.MAX_FRAMES:
-        refuse("revealed_n or depth is out of range")
+        core.refuse("revealed_n or depth is out of range")
     for field, used in (("deck", deck_n), ("discard", discard_n), ("revealed", rev_n)):
         if (s[field][used:] != -1).any():
-            refuse(f"{field} holds cards past its count")
+            core.refuse(f"{field} holds cards past its count")
     if int(s["answer"]) != -1:
-        refuse("an answer is waiting to be read (answer != -1)")
+        core.refuse("an answer is waiting to be read (answer != -1)")
     # Codes written as names, null or true/false: other values would have no spelling.
     for field in (
         "pend_mask",
@@ -342,28 +312,28 @@ def _check_representable(s):
         "opt_fool_bonuses",
         "opt_pass_anytime",
     ):
-        check_codes(s[field], field, 0, 1)
+        core.check_codes(s[field], field, 0, 1)
     for field in ("meadow", "city", "city_jail"):
-        check_codes(s[field], field, -1, R.NT - 1)
-    check_codes(s["specials"], "specials", 0, D.N_EVENTS - 1)
-    check_codes(s["event_owner"], "event_owner", -1, seats - 1)
-    check_codes(s["winner"], "winner", -1, seats - 1)
-    check_codes(s["current_player"], "current_player", -1, n - 1)
+        core.check_codes(s[field], field, -1, R.NT - 1)
+    core.check_codes(s["specials"], "specials", 0, D.N_EVENTS - 1)
+    core.check_codes(s["event_owner"], "event_owner", -1, seats - 1)
+    core.check_codes(s["winner"], "winner", -1, seats - 1)
+    core.check_codes(s["current_player"], "current_player", -1, n - 1)
     for field in ("rug_forest", "rug_basic", "rug_journey"):
-        check_codes(s[field], field, -1, D.N_LOCATIONS - 1)
+        core.check_codes(s[field], field, -1, D.N_LOCATIONS - 1)
     waiting = int(s["pend_kind"]) != R.PK_NONE
     if waiting != (int(s["current_player"]) >= 0) or (not waiting and s["pend_mask"].any()):
-        refuse("pend_kind, current_player and pend_mask disagree about a pending decision")
+        core.refuse("pend_kind, current_player and pend_mask disagree about a pending decision")
     dealt = int(R.FOREST_DEALT[n])
-    check_codes(s["forest"][:dealt], "forest", 0, D.N_LOCATIONS - 1)
+    core.check_codes(s["forest"][:dealt], "forest", 0, D.N_LOCATIONS - 1)
     if (s["forest"][dealt:] != -1).any():
-        refuse("forest holds cards past the dealt ones")
+        core.refuse("forest holds cards past the dealt ones")
     for p in range(R.MAXP):
         w = int(s["workers"][p])
         if not 0 <= w <= R.MAX_WORKERS:
-            refuse(f"player {p} owns {w} workers")
+            core.refuse(f"player {p} owns {w} workers")
         if (s["wloc"][p, w:] != R.W_FREE).any() or s["wperm"][p, w:].any():
-            refuse(f"player {p} has worker fields past the workers owned")
+            core.refuse(f"player {p} has worker fields past the workers owned")
     held = (
         (s["city_occupied"] != 0)
         | (s["city_tokens"] != 0)
@@ -371,7 +341,7 @@ def _check_representable(s):
         | (s["city_jail"] != -1).any(axis=2)
     )
     if (held & (s["city"] < 0)).any():
-        refuse("an empty city slot holds tokens, resources or prisoners")
+        core.refuse("an empty city slot holds tokens, resources or prisoners")
     for p in range(n, R.MAXP):
         blank = (
             not s["hand"][p].any()
@@ -384,7 +354,7 @@ def _check_representable(s):
         )
         rugwort = n == 1 and p == R.RUGWORT
         if not blank or (not rugwort and (s["tokens"][p] != 0 or s["score"][p] != 0)):
-            refuse(f"seat {p} is not in use but holds values")
+            core.refuse(f"seat {p} is not in use but holds values")
     if n > 1 and (
         s["rug_city"].any()
         or s["rug_forest"] != -1
@@ -392,11 +362,11 @@ def _check_representable(s):
         or s["rug_journey"] != -1
         or s["rug_meadow"] != 0
     ):
-        refuse("Rugwort's fields are set in a game with more than one player")
+        core.refuse("Rugwort's fields are set in a game with more than one player")
     dealt_specials = {int(e) for e in s["specials"]}
     for e in D.SPECIAL_EVENTS:
         if e not in dealt_specials and (s["event_owner"][e] != -1 or s["event_store"][e] != 0):
-            refuse(f"special event {D.EVENT_KEYS[e]} was not dealt but has an owner or store")
+            core.refuse(f"special event {D.EVENT_KEYS[e]} was not dealt but has an owner or store")
 
 
 def _pending_dict(c) -> dict | None:
@@ -424,163 +394,167 @@ def _stack_dict(c) -> dict:
 
 
 def _card(value, path: str) -> int:
-    return read_key(value, path, _CARD_INDEX, "card")
+    return core.read_key(value, path, _CARD_INDEX, "card")
 
 
 def _location(value, path: str, kinds=None) -> int:
-    loc = read_key(value, path, _LOCATION_INDEX, "location")
+    loc = core.read_key(value, path, _LOCATION_INDEX, "location")
     if kinds is not None and int(D.LOCATION_KIND[loc]) not in kinds:
         wanted = " or ".join(D.LOCATION_KINDS[k] for k in kinds)
-        fail(path, f"{value!r} is not a {wanted} location")
+        core.fail(path, f"{value!r} is not a {wanted} location")
     return loc
 
 
 def _event(value, path: str) -> int:
-    return read_key(value, path, _EVENT_INDEX, "event")
+    return core.read_key(value, path, _EVENT_INDEX, "event")
 
 
 def _card_count_dict(value, path: str, most: int) -> np.ndarray:
     if not isinstance(value, dict):
-        fail(path, f"expected an object of card counts, got {type(value).__name__}")
+        core.fail(path, f"expected an object of card counts, got {type(value).__name__}")
     counts = np.zeros(R.NT, np.int64)
     for name, count in value.items():
         t = _card(name, f"{path} key")
-        counts[t] = _int(count, f"{path}.{name}", 1, most, "card count")
+        counts[t] = core.read_int(count, f"{path}.{name}", 1, most, "card count")
     return counts
 
 
 def _player_ref(value, path: str, seats: int) -> int:
-    return _int(value, path, 0, seats - 1, "seat")
+    return core.read_int(value, path, 0, seats - 1, "seat")
 
 
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _read_board(c: Call):
+def _read_board(c: core.Call):
     """Deck, discard pile, Meadow, forest, events and the revealed cards."""
     snap, s, n = c.snap, c.s, c.n
-    deck = read_list(snap["deck"], "deck", most=R.DECK_SIZE)
+    deck = core.read_list(snap["deck"], "deck", most=R.DECK_SIZE)
     cards = [_card(c, f"deck[{i}]") for i, c in enumerate(deck)]
     s["deck"][: len(cards)] = cards[::-1]  # written top first, stored bottom first
     s["deck_n"] = len(cards)
-    discard = read_list(snap["discard"], "discard", most=R.DECK_SIZE)
+    discard = core.read_list(snap["discard"], "discard", most=R.DECK_SIZE)
     s["discard"][: len(discard)] = [_card(c, f"discard[{i}]") for i, c in enumerate(discard)]
     s["discard_n"] = len(discard)
-    meadow = read_list(snap["meadow"], "meadow", R.MEADOW)
+    meadow = core.read_list(snap["meadow"], "meadow", R.MEADOW)
     for i, c in enumerate(meadow):
         s["meadow"][i] = -1 if c is None else _card(c, f"meadow[{i}]")
 
     dealt = int(R.FOREST_DEALT[n])
-    forest = read_list(snap["forest"], "forest", dealt)  # EVD-S2
+    forest = core.read_list(snap["forest"], "forest", dealt)  # EVD-S2
     for j, loc in enumerate(forest):
         s["forest"][j] = _location(loc, f"forest[{j}]", (D.LOC_FOREST,))
         if s["forest"][j] in s["forest"][:j]:
-            fail(f"forest[{j}]", f"{loc!r} is dealt twice")
+            core.fail(f"forest[{j}]", f"{loc!r} is dealt twice")
 
-    events = read_obj(snap["events"], "events", ("basic", "special"))
+    events = core.read_obj(snap["events"], "events", ("basic", "special"))
     seats = seats_for(n)
-    basic = read_list(events["basic"], "events.basic", len(D.BASIC_EVENTS))
+    basic = core.read_list(events["basic"], "events.basic", len(D.BASIC_EVENTS))
     for i, raw in enumerate(basic):
         e = _read_event(raw, f"events.basic[{i}]", s, seats)
         if e != D.BASIC_EVENTS[i]:
             want = D.EVENT_KEYS[D.BASIC_EVENTS[i]]
-            fail(f"events.basic[{i}].event", f"expected {want!r} (basic events in id order)")
-    special = read_list(events["special"], "events.special", R.N_SPECIAL_DEALT)  # EVD-S3
+            core.fail(f"events.basic[{i}].event", f"expected {want!r} (basic events in id order)")
+    special = core.read_list(events["special"], "events.special", R.N_SPECIAL_DEALT)  # EVD-S3
     for j, raw in enumerate(special):
         path = f"events.special[{j}]"
         e = _read_event(raw, path, s, seats)
         if not D.EVENT_IS_SPECIAL[e]:
-            fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is not a special event")
+            core.fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is not a special event")
         if e in s["specials"][:j]:
-            fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is dealt twice")
+            core.fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is dealt twice")
         if n == 1 and s["event_owner"][e] == R.RUGWORT:
-            fail(f"{path}.owner", "Rugwort achieves basic events only")
+            core.fail(f"{path}.owner", "Rugwort achieves basic events only")
         s["specials"][j] = e
 
-    revealed = read_list(snap["revealed"], "revealed", most=len(s["revealed"]))
+    revealed = core.read_list(snap["revealed"], "revealed", most=len(s["revealed"]))
     for i, c in enumerate(revealed):
         s["revealed"][i] = _card(c, f"revealed[{i}]")
     s["revealed_n"] = len(revealed)
 
 
 def _read_event(raw, path: str, s, seats: int) -> int:
-    entry = read_obj(raw, path, EVENT_KEYS)
+    entry = core.read_obj(raw, path, EVENT_KEYS)
     e = _event(entry["event"], f"{path}.event")
     if entry["owner"] is not None:
         s["event_owner"][e] = _player_ref(entry["owner"], f"{path}.owner", seats)
     # Parked points never exceed the event's cap; events without one park nothing.
     most = max(int(D.EVENT_MAX_POINTS[e]), 0)
-    s["event_store"][e] = _int(entry["store"], f"{path}.store", 0, most, "points")
+    s["event_store"][e] = core.read_int(entry["store"], f"{path}.store", 0, most, "points")
     if entry["owner"] is None and s["event_store"][e]:
-        fail(f"{path}.store", "an event nobody achieved holds no points")
+        core.fail(f"{path}.store", "an event nobody achieved holds no points")
     return e
 
 
-def _read_players(c: Call):
-    for p, raw in enumerate(read_players(c)):
+def _read_players(c: core.Call):
+    for p, raw in enumerate(core.read_players(c)):
         path = f"players[{p}]"
-        read_table(read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
+        core.read_table(core.read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
 
 
-def _read_hand(value, path: str, c: Call, p: int):
+def _read_hand(value, path: str, c: core.Call, p: int):
     c.s["hand"][p] = _card_count_dict(value, path, R.HAND_LIMIT)
 
 
-def _read_resources(value, path: str, c: Call, p: int):
-    c.s["resources"][p] = read_counts(value, path, RESOURCES, 0, R.COUNT_MAX)
+def _read_resources(value, path: str, c: core.Call, p: int):
+    c.s["resources"][p] = core.read_counts(value, path, RESOURCES, 0, R.COUNT_MAX)
 
 
-def _read_hand_size(value, path: str, c: Call, p: int):
-    size = _int(value, path, 0, R.HAND_LIMIT, "hand size")  # EVD-D2
+def _read_hand_size(value, path: str, c: core.Call, p: int):
+    size = core.read_int(value, path, 0, R.HAND_LIMIT, "hand size")  # EVD-D2
     held = int(c.s["hand"][p].sum())
     if held != size:
-        fail(path, f"is {size} but the hand holds {held} cards")
+        core.fail(path, f"is {size} but the hand holds {held} cards")
     c.s["hand_n"][p] = size
 
 
 def _read_city(raw, path: str, s, p: int):
-    slots = read_list(raw, path, most=R.CITY_SLOTS)
+    slots = core.read_list(raw, path, most=R.CITY_SLOTS)
     last = -1
     for i, raw_slot in enumerate(slots):
         where = f"{path}[{i}]"
-        entry = read_obj(raw_slot, where, SLOT_KEYS)
-        k = _int(entry["slot"], f"{where}.slot", 0, R.CITY_SLOTS - 1, "city slot")
+        entry = core.read_obj(raw_slot, where, SLOT_KEYS)
+        k = core.read_int(entry["slot"], f"{where}.slot", 0, R.CITY_SLOTS - 1, "city slot")
         if k <= last:
-            fail(f"{where}.slot", "slots must be listed in increasing order, each once")
+            core.fail(f"{where}.slot", "slots must be listed in increasing order, each once")
         last = k
         t = _card(entry["card"], f"{where}.card")
         if D.CARD_UNIQUE[t] and t in s["city"][p]:  # EVD-P2
-            fail(f"{where}.card", f"{entry['card']!r} is Unique and already in this city")
+            core.fail(f"{where}.card", f"{entry['card']!r} is Unique and already in this city")
         s["city"][p, k] = t
-        if read_bool(entry["occupied"], f"{where}.occupied"):
+        if core.read_bool(entry["occupied"], f"{where}.occupied"):
             if D.CARD_KIND[t] != D.CONSTRUCTION:  # EVD-P3: occupied tokens sit on Constructions
-                fail(f"{where}.occupied", f"{entry['card']!r} is not a Construction")
+                core.fail(f"{where}.occupied", f"{entry['card']!r} is not a Construction")
             s["city_occupied"][p, k] = 1
-        tokens = _int(entry["tokens"], f"{where}.tokens", 0, R.CHAPEL_TOKENS_MAX, "point tokens")
+        tokens = core.read_int(
+            entry["tokens"], f"{where}.tokens", 0, R.CHAPEL_TOKENS_MAX, "point tokens"
+        )
         if tokens and t not in _POINT_TOKEN_CARDS:
-            fail(f"{where}.tokens", f"{entry['card']!r} holds no tokens (Chapel, Clock Tower do)")
+            core.fail(
+                f"{where}.tokens", f"{entry['card']!r} holds no tokens (Chapel, Clock Tower do)"
+            )
         if t == R.CLOCK_TOWER and tokens > 3:
-            fail(f"{where}.tokens", "a Clock Tower starts with 3 tokens and never gains any")
+            core.fail(f"{where}.tokens", "a Clock Tower starts with 3 tokens and never gains any")
         s["city_tokens"][p, k] = tokens
-        store = read_counts(entry["store"], f"{where}.store", RESOURCES, 0, R.STORE_MAX)
+        store = core.read_counts(entry["store"], f"{where}.store", RESOURCES, 0, R.STORE_MAX)
         if any(store) and t != R.STOREHOUSE:
-            fail(f"{where}.store", f"only a Storehouse holds resources, not {entry['card']!r}")
+            core.fail(f"{where}.store", f"only a Storehouse holds resources, not {entry['card']!r}")
         s["city_store"][p, k] = store
-        jail = read_list(entry["jail"], f"{where}.jail", 2)
+        jail = core.read_list(entry["jail"], f"{where}.jail", 2)
         for j, c in enumerate(jail):
             if c is None:
                 continue
             prisoner = _card(c, f"{where}.jail[{j}]")
             if t != R.DUNGEON:
-                fail(f"{where}.jail", f"only a Dungeon holds prisoners, not {entry['card']!r}")
+                core.fail(f"{where}.jail", f"only a Dungeon holds prisoners, not {entry['card']!r}")
             if D.CARD_KIND[prisoner] != D.CRITTER:
-                fail(f"{where}.jail[{j}]", f"{c!r} is not a Critter")
+                core.fail(f"{where}.jail[{j}]", f"{c!r} is not a Critter")
             if j == 1 and jail[0] is None:
-                fail(f"{where}.jail", "the second cell fills only after the first")
+                core.fail(f"{where}.jail", "the second cell fills only after the first")
             s["city_jail"][p, k, j] = prisoner
     used = _spaces_used(s["city"][p])
     if used > R.CITY_LIMIT:  # EVD-P4
-        fail(path, f"takes {used} spaces, more than {R.CITY_LIMIT}")
+        core.fail(path, f"takes {used} spaces, more than {R.CITY_LIMIT}")
 
 
 def _spaces_used(city) -> int:
@@ -590,90 +564,102 @@ def _spaces_used(city) -> int:
     return sum(int(D.CARD_CITY_SPACE[t]) for t in cards) - pairs
 
 
-def _read_rugwort(c: Call):
+def _read_rugwort(c: core.Call):
     raw, s, n = c.snap["rugwort"], c.s, c.n
     if n > 1:
         if raw is not None:
-            fail("rugwort", "Rugwort plays only in solo games; expected null")
+            core.fail("rugwort", "Rugwort plays only in solo games; expected null")
         return
-    rug = read_obj(raw, "rugwort", RUGWORT_KEYS)
+    rug = core.read_obj(raw, "rugwort", RUGWORT_KEYS)
     s["rug_city"] = _card_count_dict(rug["city"], "rugwort.city", R.DECK_SIZE)
-    s["tokens"][R.RUGWORT] = _int(rug["tokens"], "rugwort.tokens", 0, R.COUNT_MAX, "tokens")
-    s["score"][R.RUGWORT] = _int(rug["score"], "rugwort.score", _INT32_MIN, _INT32_MAX, "score")
+    s["tokens"][R.RUGWORT] = core.read_int(
+        rug["tokens"], "rugwort.tokens", 0, R.COUNT_MAX, "tokens"
+    )
+    s["score"][R.RUGWORT] = core.read_int(
+        rug["score"], "rugwort.score", _INT32_MIN, _INT32_MAX, "score"
+    )
     if rug["forest_position"] is not None:
         dealt = int(R.FOREST_DEALT[n])
-        s["rug_forest"] = _int(rug["forest_position"], "rugwort.forest_position", 0, dealt - 1)
+        s["rug_forest"] = core.read_int(
+            rug["forest_position"], "rugwort.forest_position", 0, dealt - 1
+        )
     if rug["basic"] is not None:
         s["rug_basic"] = _location(rug["basic"], "rugwort.basic", (D.LOC_BASIC,))
     if rug["journey"] is not None:
         s["rug_journey"] = _location(rug["journey"], "rugwort.journey", (D.LOC_JOURNEY,))
     bits = 0
-    for i, pos in enumerate(read_list(rug["meadow_blocked"], "rugwort.meadow_blocked", most=8)):
-        pos = _int(pos, f"rugwort.meadow_blocked[{i}]", 0, R.MEADOW - 1, "Meadow position")
+    for i, pos in enumerate(
+        core.read_list(rug["meadow_blocked"], "rugwort.meadow_blocked", most=8)
+    ):
+        pos = core.read_int(pos, f"rugwort.meadow_blocked[{i}]", 0, R.MEADOW - 1, "Meadow position")
         if bits >> pos & 1:
-            fail(f"rugwort.meadow_blocked[{i}]", f"position {pos} is listed twice")
+            core.fail(f"rugwort.meadow_blocked[{i}]", f"position {pos} is listed twice")
         bits |= 1 << pos
     s["rug_meadow"] = bits - 256 if bits > _INT8_MAX else bits  # an int8 bitmask
 
 
-def _read_stack(c: Call):
+def _read_stack(c: core.Call):
     snap, s, n = c.snap, c.s, c.n
-    stack = read_obj(snap["stack"], "stack", STACK_KEYS)
-    frames = read_list(stack["frames"], "stack.frames", most=R.MAX_FRAMES)
+    stack = core.read_obj(snap["stack"], "stack", STACK_KEYS)
+    frames = core.read_list(stack["frames"], "stack.frames", most=R.MAX_FRAMES)
     for f, raw in enumerate(frames):
         _read_frame(raw, f"stack.frames[{f}]", s, f, seats_for(n))
     s["depth"] = len(frames)
     # The last finished sub-task's count: cards discarded (at most a hand) or resources given.
-    s["ret"] = _int(stack["ret"], "stack.ret", 0, R.HAND_LIMIT, "sub-task result")
-    left = read_obj(snap["leftovers"], "leftovers", ("frames",))
-    rows = read_list(left["frames"], "leftovers.frames", most=R.MAX_FRAMES - len(frames))
+    s["ret"] = core.read_int(stack["ret"], "stack.ret", 0, R.HAND_LIMIT, "sub-task result")
+    left = core.read_obj(snap["leftovers"], "leftovers", ("frames",))
+    rows = core.read_list(left["frames"], "leftovers.frames", most=R.MAX_FRAMES - len(frames))
     for i, raw in enumerate(rows):
         path = f"leftovers.frames[{i}]"
-        row = read_list(raw, path, RAW_FRAME_LEN)
+        row = core.read_list(raw, path, RAW_FRAME_LEN)
         f = len(frames) + i
         for j, field in enumerate(RAW_FRAME_FIELDS):
-            s[field][f] = read_raw(row[j], f"{path}[{j}]", R.STATE_DTYPE[field].base)
+            s[field][f] = core.read_raw(row[j], f"{path}[{j}]", R.STATE_DTYPE[field].base)
         for r in range(4):
             j = len(RAW_FRAME_FIELDS) + r
-            s["fr_cost"][f, r] = read_raw(row[j], f"{path}[{j}]", np.int16)
-        s["fr_bits"][f] = read_raw(row[-1], f"{path}[{RAW_FRAME_LEN - 1}]", np.int32)
+            s["fr_cost"][f, r] = core.read_raw(row[j], f"{path}[{j}]", np.int16)
+        s["fr_bits"][f] = core.read_raw(row[-1], f"{path}[{RAW_FRAME_LEN - 1}]", np.int32)
 
 
 def _read_frame(raw, path: str, s, f: int, seats: int):
     if not isinstance(raw, dict) or "task" not in raw:
-        fail(path, "expected an object with a 'task' key")
-    task = read_name(raw["task"], f"{path}.task", _TASK_NAMES, "task")
+        core.fail(path, "expected an object with a 'task' key")
+    task = core.read_name(raw["task"], f"{path}.task", _TASK_NAMES, "task")
     kind = _TASK_INDEX[_TASK_NAMES[task]]
     args = FRAME_ARGS[kind]
     keys = FRAME_COMMON[:3] + tuple(key for key, _, _ in args) + FRAME_COMMON[3:]
-    frame = read_obj(raw, path, keys)
+    frame = core.read_obj(raw, path, keys)
     s["fr_kind"][f] = kind
     # Rugwort never decides, so never runs a task (docs/everdell.md, Solo).
-    s["fr_actor"][f] = _int(frame["actor"], f"{path}.actor", 0, int(s["num_players"]) - 1, "player")
-    s["fr_stage"][f] = _int(frame["stage"], f"{path}.stage", 0, _INT8_MAX, "stage")
+    s["fr_actor"][f] = core.read_int(
+        frame["actor"], f"{path}.actor", 0, int(s["num_players"]) - 1, "player"
+    )
+    s["fr_stage"][f] = core.read_int(frame["stage"], f"{path}.stage", 0, _INT8_MAX, "stage")
     for key, field, names in args:
         if names is None:
-            s[field][f] = _int(frame[key], f"{path}.{key}", _INT16_MIN, _INT16_MAX)
+            s[field][f] = core.read_int(frame[key], f"{path}.{key}", _INT16_MIN, _INT16_MAX)
         else:
-            s[field][f] = read_name(frame[key], f"{path}.{key}", list(names), key)
-    s["fr_n"][f] = _int(frame["n"], f"{path}.n", _INT16_MIN, _INT16_MAX)
-    s["fr_cost"][f] = read_counts(frame["cost"], f"{path}.cost", RESOURCES, _INT16_MIN, _INT16_MAX)
+            s[field][f] = core.read_name(frame[key], f"{path}.{key}", list(names), key)
+    s["fr_n"][f] = core.read_int(frame["n"], f"{path}.n", _INT16_MIN, _INT16_MAX)
+    s["fr_cost"][f] = core.read_counts(
+        frame["cost"], f"{path}.cost", RESOURCES, _INT16_MIN, _INT16_MAX
+    )
     bits = 0
-    for i, k in enumerate(read_list(frame["slots"], f"{path}.slots", most=R.CITY_SLOTS)):
-        k = _int(k, f"{path}.slots[{i}]", 0, R.CITY_SLOTS - 1, "city slot")
+    for i, k in enumerate(core.read_list(frame["slots"], f"{path}.slots", most=R.CITY_SLOTS)):
+        k = core.read_int(k, f"{path}.slots[{i}]", 0, R.CITY_SLOTS - 1, "city slot")
         if bits >> k & 1:
-            fail(f"{path}.slots[{i}]", f"slot {k} is listed twice")
+            core.fail(f"{path}.slots[{i}]", f"slot {k} is listed twice")
         bits |= 1 << k
     s["fr_bits"][f] = bits
 
 
-def _read_workers(c: Call):
+def _read_workers(c: core.Call):
     """Workers (EVD-S5: 2, then +1 spring, +1 summer, +2 autumn) and where they stand."""
     s, n = c.s, c.n
     seats = seats_for(n)
     for p, raw in enumerate(c.snap["players"]):
         path = f"players[{p}].workers"
-        workers = read_list(raw["workers"], path, most=R.MAX_WORKERS)
+        workers = core.read_list(raw["workers"], path, most=R.MAX_WORKERS)
         season = int(s["season"][p])
         # Between the season step and the recall of a prepare task the new workers are not
         # there yet (rules._run_prepare stage 2).
@@ -682,10 +668,10 @@ def _read_workers(c: Call):
             for f in range(int(s["depth"]))
         )
         if preparing and season == 0:
-            fail(f"players[{p}].season", "a prepare task past its season step needs spring+")
+            core.fail(f"players[{p}].season", "a prepare task past its season step needs spring+")
         expected = _workers_expected(s, n, season - 1 if preparing else season)
         if len(workers) != expected:
-            fail(path, f"expected {expected} workers in {SEASONS[season]}, got {len(workers)}")
+            core.fail(path, f"expected {expected} workers in {SEASONS[season]}, got {len(workers)}")
         s["workers"][p] = len(workers)
         for w, worker in enumerate(workers):
             s["wloc"][p, w], s["wperm"][p, w] = _read_worker(worker, f"{path}[{w}]", s, p, n, seats)
@@ -702,10 +688,10 @@ def _workers_expected(s, n: int, season: int) -> int:
 def _read_worker(raw, path: str, s, p: int, n: int, seats: int) -> tuple[int, int]:
     """One worker as (location code, permanent flag); the spot must exist in this game."""
     if not isinstance(raw, dict) or "where" not in raw:
-        fail(path, "expected an object with a 'where' key")
-    where = _WHERE[read_name(raw["where"], f"{path}.where", _WHERE, "worker place")]
-    worker = read_obj(raw, path, ("where",) + WORKER_KEYS[where] + ("permanent",))
-    perm = read_bool(worker["permanent"], f"{path}.permanent")
+        core.fail(path, "expected an object with a 'where' key")
+    where = _WHERE[core.read_name(raw["where"], f"{path}.where", _WHERE, "worker place")]
+    worker = core.read_obj(raw, path, ("where",) + WORKER_KEYS[where] + ("permanent",))
+    perm = core.read_bool(worker["permanent"], f"{path}.permanent")
     # Only placements on a Journey, a Cemetery or a Monastery are permanent (EVD-W7); a
     # permanent worker never comes back, so it is never in hand.
     permanent_ok = where == "limbo"
@@ -718,37 +704,37 @@ def _read_worker(raw, path: str, s, p: int, n: int, seats: int) -> tuple[int, in
         kind = int(D.LOCATION_KIND[code])
         dealt = int(R.FOREST_DEALT[n])
         if kind == D.LOC_FOREST and code not in s["forest"][:dealt]:
-            fail(f"{path}.location", f"{worker['location']!r} was not dealt to the forest")
+            core.fail(f"{path}.location", f"{worker['location']!r} was not dealt to the forest")
         if perm != (kind == D.LOC_JOURNEY):
-            fail(f"{path}.permanent", "a worker is permanent on a Journey space only (EVD-W7)")
+            core.fail(f"{path}.permanent", "a worker is permanent on a Journey space only (EVD-W7)")
         permanent_ok = True
     elif where == "event":
         e = _event(worker["event"], f"{path}.event")
         if int(s["event_owner"][e]) != p:
-            fail(f"{path}.event", f"{worker['event']!r} is not achieved by player {p}")
+            core.fail(f"{path}.event", f"{worker['event']!r} is not achieved by player {p}")
         code = R.W_EVENT + e
     elif where == "city":
         owner = _player_ref(worker["owner"], f"{path}.owner", seats)
-        k = _int(worker["slot"], f"{path}.slot", 0, R.CITY_SLOTS - 1, "city slot")
+        k = core.read_int(worker["slot"], f"{path}.slot", 0, R.CITY_SLOTS - 1, "city slot")
         t = _card(worker["card"], f"{path}.card")
         if int(s["city"][owner, k]) != t:
             held = f"slot {k} of player {owner}'s city"
-            fail(f"{path}.card", f"{held} does not hold {worker['card']!r}")
+            core.fail(f"{path}.card", f"{held} does not hold {worker['card']!r}")
         code = R.W_CITY + owner * 32 + k
         # Permanent workers stay on a University or Ruins that replaced their card.
         if perm and t not in (R.CEMETERY, R.MONASTERY, R.UNIVERSITY, R.RUINS):
-            fail(f"{path}.permanent", f"a worker on {worker['card']!r} is not permanent")
+            core.fail(f"{path}.permanent", f"a worker on {worker['card']!r} is not permanent")
         if not perm and t in (R.CEMETERY, R.MONASTERY):
-            fail(f"{path}.permanent", f"a worker on {worker['card']!r} stays there for good")
+            core.fail(f"{path}.permanent", f"a worker on {worker['card']!r} stays there for good")
         if not perm and int(D.CARD_COLOR[t]) != R.DESTINATION and t != R.STOREHOUSE:
-            fail(f"{path}.card", f"{worker['card']!r} takes no workers (EVD-W4)")
+            core.fail(f"{path}.card", f"{worker['card']!r} takes no workers (EVD-W4)")
         permanent_ok = True
     else:  # Rugwort's Inn or Post Office, visited in solo games
         if n != 1:
-            fail(f"{path}.where", f"{where!r} exists only in solo games")
+            core.fail(f"{path}.where", f"{where!r} exists only in solo games")
         code = R.W_RUG_INN if where == "rugwort_inn" else R.W_RUG_POST
     if perm and not permanent_ok:
-        fail(f"{path}.permanent", f"a worker that is {where!r} is not permanent")
+        core.fail(f"{path}.permanent", f"a worker that is {where!r} is not permanent")
     return code, int(perm)
 
 
@@ -799,44 +785,46 @@ KIND_ACTIONS = {
 assert set(KIND_ACTIONS) == set(range(1, R.N_PK))
 
 
-def _read_pending(c: Call):
+def _read_pending(c: core.Call):
     """The decider, the decision kind and its legal actions; ``null`` once the game is over."""
     raw, s, n = c.snap["pending"], c.s, c.n
     depth = int(s["depth"])
     if s["terminated"] or s["truncated"]:
         if raw is not None:
-            fail("pending", "a finished game has no pending decision; expected null")
+            core.fail("pending", "a finished game has no pending decision; expected null")
         if s["terminated"] and depth:  # the game ends between turns (EVD-E1)
-            fail("stack.frames", "a finished game has an empty task stack")
+            core.fail("stack.frames", "a finished game has an empty task stack")
         return
     if raw is None:
-        fail("pending", "a game still running needs a pending decision, got null")
-    pending = read_obj(raw, "pending", PENDING_KEYS)
-    p = _int(pending["player"], "pending.player", 0, n - 1, "player")
-    kind = read_name(pending["kind"], "pending.kind", DECISION_KINDS, "decision kind")
+        core.fail("pending", "a game still running needs a pending decision, got null")
+    pending = core.read_obj(raw, "pending", PENDING_KEYS)
+    p = core.read_int(pending["player"], "pending.player", 0, n - 1, "player")
+    kind = core.read_name(pending["kind"], "pending.kind", DECISION_KINDS, "decision kind")
     if kind == R.PK_NONE:
-        fail("pending.kind", "'none' is not a decision")
+        core.fail("pending.kind", "'none' is not a decision")
     name = DECISION_KINDS[kind]
     if kind == R.PK_TURN:
         if depth:
-            fail("stack.frames", "a turn decision needs an empty task stack")
+            core.fail("stack.frames", "a turn decision needs an empty task stack")
         if p != int(s["turn_player"]):
-            fail("pending.player", f"the turn is player {int(s['turn_player'])}'s, not {p}'s")
+            core.fail("pending.player", f"the turn is player {int(s['turn_player'])}'s, not {p}'s")
         if s["passed"][p]:
-            fail("pending.player", f"player {p} has passed and takes no more turns (EVD-E1)")
+            core.fail("pending.player", f"player {p} has passed and takes no more turns (EVD-E1)")
     else:
         if not depth:
-            fail("stack.frames", f"a {name!r} decision needs a task on the stack")
+            core.fail("stack.frames", f"a {name!r} decision needs a task on the stack")
         actor = int(s["fr_actor"][depth - 1])
         if p != actor:
-            fail("pending.player", f"the decider {p} must be the actor {actor} of the top task")
+            core.fail(
+                "pending.player", f"the decider {p} must be the actor {actor} of the top task"
+            )
 
     def in_kind(a: int, path: str):
         if not any(lo <= a < hi for lo, hi in KIND_ACTIONS[kind]):
-            fail(path, f"action {a} is not a {name} choice")
+            core.fail(path, f"action {a} is not a {name} choice")
 
     last = R.NUM_ACTIONS - 1
-    legal = read_ascending(
+    legal = core.read_ascending(
         pending["legal"], "pending.legal", 0, last, "action", "actions", last + 1, in_kind
     )
     s["pend_mask"][legal] = 1
@@ -844,10 +832,10 @@ def _read_pending(c: Call):
         may_pass = int(s["season"][p]) == R.AUTUMN or bool(s["opt_pass_anytime"])  # EVD-E1
         if may_pass != (R.A_PASS in legal):
             when = "a turn choice" if may_pass else "not legal before autumn"
-            fail("pending.legal", f"passing (action {R.A_PASS}) is {when} (EVD-E1)")
+            core.fail("pending.legal", f"passing (action {R.A_PASS}) is {when} (EVD-E1)")
     if kind != R.PK_TURN and len(legal) < 2:
         # The kernel takes a decision with one legal action at once.
-        fail("pending.legal", f"a {name} decision has at least 2 legal actions")
+        core.fail("pending.legal", f"a {name} decision has at least 2 legal actions")
     s["current_player"] = p
     s["pend_kind"] = kind
 
@@ -886,60 +874,66 @@ def _check_frames(s, n: int):
             value = int(s[field][f])
             if bounds is not None and not bounds[0] <= value <= bounds[1]:
                 key = field[3:] if field != "fr_stage" else "stage"
-                fail(f"{path}.{key}", f"{value} is outside {bounds[0]}..{bounds[1]} for this task")
+                core.fail(
+                    f"{path}.{key}", f"{value} is outside {bounds[0]}..{bounds[1]} for this task"
+                )
         a, b, c, d = (int(s[x][f]) for x in ("fr_a", "fr_b", "fr_c", "fr_d"))
         stage, count = int(s["fr_stage"][f]), int(s["fr_n"][f])
         cost = s["fr_cost"][f]
         bits = int(s["fr_bits"][f])
         if kind == R.T_GIVE_RESOURCES:
             if (cost < 0).any() or (cost > 3).any() or not 0 <= count <= b or a > b:
-                fail(path, "a gift holds 0..3 resources, at most its maximum")
+                core.fail(path, "a gift holds 0..3 resources, at most its maximum")
         elif (cost < 0).any() or (cost > _MAX_COST).any():
-            fail(f"{path}.cost", f"each cost is 0..{_MAX_COST}")
+            core.fail(f"{path}.cost", f"each cost is 0..{_MAX_COST}")
         if kind == R.T_GIVE_RESOURCES:
             if not 0 <= bits <= 3 or (stage == 2 and d != 1):
-                fail(f"{path}.slots", "the resource waiting for a receiver is one of the 4 kinds")
+                core.fail(
+                    f"{path}.slots", "the resource waiting for a receiver is one of the 4 kinds"
+                )
         elif kind == R.T_PRODUCE_ALL:
             for k in range(R.CITY_SLOTS):
                 card = int(s["city"][p, k])
                 if bits >> k & 1 and (card < 0 or D.CARD_COLOR[card] != R.PRODUCTION):
-                    fail(f"{path}.slots", f"slot {k} holds no green card of player {p}")
+                    core.fail(f"{path}.slots", f"slot {k} holds no green card of player {p}")
         elif bits:
-            fail(f"{path}.slots", "only a production round or a gift uses this field")
+            core.fail(f"{path}.slots", "only a production round or a gift uses this field")
         if kind == R.T_PLAY:
             if stage in _PLACED_STAGES:
                 if not 0 <= d < R.CITY_SLOTS or int(s["city"][p, d]) != a:
-                    fail(f"{path}.d", f"the card played is not in slot {d} of its city")
+                    core.fail(f"{path}.d", f"the card played is not in slot {d} of its city")
             elif stage == R.PS_END:
                 if not -1 <= d < R.CITY_SLOTS:
-                    fail(f"{path}.d", f"{d} is not a city slot")
+                    core.fail(f"{path}.d", f"{d} is not a city slot")
             elif not 0 <= d <= 3:
-                fail(f"{path}.d", "before the card is placed this holds a resource (Judge)")
+                core.fail(f"{path}.d", "before the card is placed this holds a resource (Judge)")
             if stage == R.PS_RUG_REMOVE and not (n == 1 and a == R.FOOL):
-                fail(f"{path}.stage", "only a solo Fool removes a card of Rugwort's")
+                core.fail(f"{path}.stage", "only a solo Fool removes a card of Rugwort's")
             if stage == R.PS_TARGET and n == 1 and a == R.FOOL:
-                fail(f"{path}.stage", "a solo Fool is discarded before any question")
+                core.fail(f"{path}.stage", "a solo Fool is discarded before any question")
         elif kind == R.T_CARD:
             if not 0 <= c < seats:
-                fail(f"{path}.owner", f"{c} is not a seat")
+                core.fail(f"{path}.owner", f"{c} is not a seat")
             if d == -1:
                 if not (n == 1 and c == R.RUGWORT and int(s["rug_city"][a]) > 0):
-                    fail(f"{path}.slot", "slot -1 names a card of Rugwort's city (solo)")
+                    core.fail(f"{path}.slot", "slot -1 names a card of Rugwort's city (solo)")
             elif not 0 <= d < R.CITY_SLOTS or int(s["city"][c, d]) != a:
-                fail(f"{path}.slot", f"slot {d} of player {c}'s city does not hold this card")
+                core.fail(f"{path}.slot", f"slot {d} of player {c}'s city does not hold this card")
         elif kind == R.T_GAIN:
             if b not in (7, 15):
-                fail(f"{path}.b", "resources of choice are any kind (15) or twig/resin/pebble (7)")
+                core.fail(
+                    f"{path}.b", "resources of choice are any kind (15) or twig/resin/pebble (7)"
+                )
         elif kind == R.T_DISCARD:
             if a > b or not 0 <= count <= b:
-                fail(f"{path}.n", "a discard counts 0..its maximum, minimum at most maximum")
+                core.fail(f"{path}.n", "a discard counts 0..its maximum, minimum at most maximum")
         elif kind == R.T_RANGER and stage == 1:
             if not 0 <= a < int(s["workers"][p]) or int(s["wloc"][p, a]) != R.W_FREE:
-                fail(f"{path}.a", "the Ranger's worker must be one of the actor's, lifted")
+                core.fail(f"{path}.a", "the Ranger's worker must be one of the actor's, lifted")
             if not _worker_code_ok(s, n, p, b) or b == R.W_FREE:
-                fail(f"{path}.b", f"{b} is not a spot the worker could have left")
+                core.fail(f"{path}.b", f"{b} is not a spot the worker could have left")
         elif kind == R.T_RANGER and (a or b):
-            fail(path, "a Ranger's move has no worker before one is picked")
+            core.fail(path, "a Ranger's move has no worker before one is picked")
 
 
 def _worker_code_ok(s, n: int, p: int, code: int) -> bool:
@@ -969,21 +963,23 @@ def _check_pending(states, n: int):
     copy = states.copy()
     asked = R.rederive_pending(copy, 0)
     if not asked:
-        fail("stack.frames", "the top task does not stop with a decision in this position")
+        core.fail("stack.frames", "the top task does not stop with a decision in this position")
     if copy.tobytes() == states.tobytes():
         return
     mine, theirs = s["pend_mask"], copy[0]["pend_mask"]
     if int(copy[0]["pend_kind"]) != int(s["pend_kind"]):
         name = _name(DECISION_KINDS, copy[0]["pend_kind"], "decision kind")
-        fail("pending.kind", f"the rules ask a {name!r} decision here")
+        core.fail("pending.kind", f"the rules ask a {name!r} decision here")
     if int(copy[0]["current_player"]) != int(s["current_player"]):
-        fail("pending.player", f"player {int(copy[0]['current_player'])} decides here")
+        core.fail("pending.player", f"player {int(copy[0]['current_player'])} decides here")
     if (mine != theirs).any():
         extra = [int(a) for a in np.flatnonzero((mine == 1) & (theirs == 0))][:8]
         missing = [int(a) for a in np.flatnonzero((theirs == 1) & (mine == 0))][:8]
-        fail("pending.legal", f"is not the rules' list: extra {extra}, missing {missing}")
+        core.fail("pending.legal", f"is not the rules' list: extra {extra}, missing {missing}")
     changed = [k for k in R.STATE_DTYPE.names if not np.array_equal(copy[0][k], s[k])][:4]
-    fail("stack.frames", f"not a point where the engine stops (asking again changes {changed})")
+    core.fail(
+        "stack.frames", f"not a point where the engine stops (asking again changes {changed})"
+    )
 
 
 def _check_cards(s, n: int):
@@ -1025,17 +1021,19 @@ def _check_end(s, n: int):
     over = bool(s["terminated"] or s["truncated"])
     if not over:
         if s["score"].any():
-            fail("players", "scores stay 0 until the game is over")
+            core.fail("players", "scores stay 0 until the game is over")
         if s["winner"] >= 0:
-            fail("winner", "only a finished game has a winner")
+            core.fail("winner", "only a finished game has a winner")
         return
     if s["terminated"] and not s["passed"][:n].all():
-        fail("terminated", "the game ends once every player has passed (EVD-E1)")
+        core.fail("terminated", "the game ends once every player has passed (EVD-E1)")
     for p in range(seats_for(n)):  # written by the engine at the end (EVD-E2): recomputed here
         expected = int(R.score_of(s, p))
         if int(s["score"][p]) != expected:
             who = "rugwort.score" if n == 1 and p == R.RUGWORT else f"players[{p}].score"
-            fail(who, f"is {int(s['score'][p])}, the city and tokens score {expected} (EVD-E2)")
+            core.fail(
+                who, f"is {int(s['score'][p])}, the city and tokens score {expected} (EVD-E2)"
+            )
     if s["truncated"]:
         expected = -1
     elif n == 1:
@@ -1054,7 +1052,7 @@ def _check_end(s, n: int):
         expected = keys.index(best) if keys.count(best) == 1 else -1
     if int(s["winner"]) != expected:
         want = "null" if expected < 0 else str(expected)
-        fail("winner", f"expected {want} from the scores (EVD-E3), got {int(s['winner'])}")
+        core.fail("winner", f"expected {want} from the scores (EVD-E3), got {int(s['winner'])}")
 
 
 # ---- the field table -------------------------------------------------------------------------
@@ -1065,66 +1063,66 @@ def _last_seat_or_rugwort(c) -> int:
 
 
 PLAYER = (
-    Custom("hand", lambda c, p: _card_counts(c.s["hand"][p]), _read_hand),
-    Custom("hand_size", lambda c, p: int(c.s["hand_n"][p]), _read_hand_size),
-    Custom("city", _city_list, lambda value, path, c, p: _read_city(value, path, c.s, p)),
-    Custom(
+    core.Custom("hand", lambda c, p: _card_counts(c.s["hand"][p]), _read_hand),
+    core.Custom("hand_size", lambda c, p: int(c.s["hand_n"][p]), _read_hand_size),
+    core.Custom("city", _city_list, lambda value, path, c, p: _read_city(value, path, c.s, p)),
+    core.Custom(
         "resources",
-        lambda c, p: counts_dict(c.s["resources"][p], RESOURCES),
+        lambda c, p: core.counts_dict(c.s["resources"][p], RESOURCES),
         _read_resources,
     ),
-    Int("tokens", hi=R.COUNT_MAX, what="point tokens"),
-    Name("season", names=SEASONS, strict=True),
-    Custom("workers", _workers_list),  # read once the task stack is known (_read_workers)
-    Bool("passed"),
-    Int("score", lo=_INT32_MIN, hi=_INT32_MAX, what="score"),
+    core.Int("tokens", hi=R.COUNT_MAX, what="point tokens"),
+    core.Name("season", names=SEASONS, strict=True),
+    core.Custom("workers", _workers_list),  # read once the task stack is known (_read_workers)
+    core.Bool("passed"),
+    core.Int("score", lo=_INT32_MIN, hi=_INT32_MAX, what="score"),
 )
 PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
 TABLE = (
-    Int("num_players", lo=1, hi=R.MAXP, what="num_players"),
-    Obj(
+    core.Int("num_players", lo=1, hi=R.MAXP, what="num_players"),
+    core.Obj(
         "options",
         (
-            Int("rug_year", lo=1, hi=3, what="Rugwort's year"),
-            Bool("fool_bonuses", "opt_fool_bonuses"),
-            Bool("pass_anytime", "opt_pass_anytime"),
+            core.Int("rug_year", lo=1, hi=3, what="Rugwort's year"),
+            core.Bool("fool_bonuses", "opt_fool_bonuses"),
+            core.Bool("pass_anytime", "opt_pass_anytime"),
         ),
     ),
-    Int("first_player", hi=last_seat, what="player"),
-    Int("turn_player", hi=last_seat, what="player"),
+    core.Int("first_player", hi=core.last_seat, what="player"),
+    core.Int("turn_player", hi=core.last_seat, what="player"),
     # Every turn opens with a step (its turn action), so there are never more turns than steps.
-    Int("turn_count", hi=R.STEP_CAP),
-    Int("step_count", hi=R.STEP_CAP, what="step count"),
-    Int("plays_this_turn", hi=R.PLAYS_MAX),
-    Bool("terminated"),
-    Bool("truncated"),
-    Int("winner", hi=_last_seat_or_rugwort, what="seat", null=-1),
-    Custom("players", lambda c: [write_table(PLAYER, c, (p,)) for p in range(c.n)]),
-    Custom("rugwort", lambda c: _rugwort_dict(c.s)),
-    Custom("deck", lambda c: _cards(c, "deck", "deck card", top_first=True)),
-    Custom("discard", lambda c: _cards(c, "discard", "discarded card")),
-    Custom(
+    core.Int("turn_count", hi=R.STEP_CAP),
+    core.Int("step_count", hi=R.STEP_CAP, what="step count"),
+    core.Int("plays_this_turn", hi=R.PLAYS_MAX),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", hi=_last_seat_or_rugwort, what="seat", null=-1),
+    core.Custom("players", lambda c: [core.write_table(PLAYER, c, (p,)) for p in range(c.n)]),
+    core.Custom("rugwort", lambda c: _rugwort_dict(c.s)),
+    core.Custom("deck", lambda c: _cards(c, "deck", "deck card", top_first=True)),
+    core.Custom("discard", lambda c: _cards(c, "discard", "discarded card")),
+    core.Custom(
         "meadow",
         lambda c: [None if x < 0 else _name(CARD_KEYS, x, "Meadow card") for x in c.s["meadow"]],
     ),
-    Custom("forest", lambda c: [D.LOCATION_KEYS[loc] for loc in c.s["forest"] if loc >= 0]),
-    Custom(
+    core.Custom("forest", lambda c: [D.LOCATION_KEYS[loc] for loc in c.s["forest"] if loc >= 0]),
+    core.Custom(
         "events",
         lambda c: {
             "basic": [_event_dict(c.s, e) for e in D.BASIC_EVENTS],
             "special": [_event_dict(c.s, int(e)) for e in c.s["specials"]],
         },
     ),
-    Custom("revealed", lambda c: _cards(c, "revealed", "revealed card")),
-    Int("tucked", hi=R.DECK_SIZE, what="tucked cards"),
-    Custom("stack", _stack_dict),
-    Custom("pending", _pending_dict),
-    Custom("leftovers", lambda c: {"frames": _raw_frames(c.s, int(c.s["depth"]))}),
-    RNG,
+    core.Custom("revealed", lambda c: _cards(c, "revealed", "revealed card")),
+    core.Int("tucked", hi=R.DECK_SIZE, what="tucked cards"),
+    core.Custom("stack", _stack_dict),
+    core.Custom("pending", _pending_dict),
+    core.Custom("leftovers", lambda c: {"frames": _raw_frames(c.s, int(c.s["depth"]))}),
+    core.RNG,
 )
 TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 
-CODEC = Codec(
+CODEC = core.Codec(
     GAME_NAME,
     SNAPSHOT_VERSION,
     R.STATE_DTYPE,
@@ -1141,7 +1139,7 @@ CODEC = Codec(
         "plays_this_turn",
         "terminated",
         "truncated",
-        lambda c: check_stop(c, R.STEP_CAP, both="truncated"),
+        lambda c: core.check_stop(c, R.STEP_CAP, both="truncated"),
         "winner",
         _read_board,
         "tucked",
@@ -1366,7 +1364,7 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in the context of game ``g``'s pending decision, e.g.
     ``"place worker on 3 Twigs"``, ``"fire Farm (slot 3)"`` or ``"give to player 2 (seat
     +1)"``. Seats are seen from the decider."""
-    a = action_index(action, R.NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     kind = int(s["pend_kind"])
     p = max(int(s["current_player"]), 0)

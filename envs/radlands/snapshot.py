@@ -46,33 +46,7 @@ from collections import Counter
 
 import numpy as np
 
-from meeple_gym.core.snapshot import (
-    RNG,
-    Bool,
-    Call,
-    Codec,
-    Custom,
-    Int,
-    Name,
-    Obj,
-    check_codes,
-    check_stop,
-    read_final_score,
-    read_table,
-    refuse,
-    write_table,
-)
-from meeple_gym.core.snapshot_fields import (
-    action_index,
-    fail,
-    read_bool,
-    read_key,
-    read_list,
-    read_obj,
-    read_raw,
-    read_str,
-)
-from meeple_gym.core.snapshot_fields import read_int as _int
+from meeple_gym.core import snapshot as core
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import rules as R
 from meeple_gym.radlands.effects import OPS, TARGETS
@@ -233,38 +207,38 @@ def _check_representable(s):
     """Refuse records that the snapshot cannot spell or whose derived fields ``from_dict``
     would rebuild differently (only a corrupted record fails here)."""
     if int(s["num_players"]) != R.N_PLAYERS:
-        refuse(f"num_players is {int(s['num_players'])}, Radlands is a 2-player game")
+        core.refuse(f"num_players is {int(s['num_players'])}, Radlands is a 2-player game")
     # sizes and codes first: everything below indexes with them
-    check_codes(s["phase"], "phase", 0, len(R.PHASE_NAMES) - 1)
-    check_codes(s["depth"], "depth", 0, R.MAX_FRAMES)
-    check_codes(s["deck_n"], "deck_n", 0, R.DECK_SIZE)
-    check_codes(s["discard_n"], "discard_n", 0, R.DECK_SIZE)
-    check_codes(s["revealed_n"], "revealed_n", 0, len(s["revealed"]))
-    check_codes(s["kept_n"], "kept_n", 0, 3)
-    check_codes(s["col_len"], "col_len", 0, R.DEPTH)
+    core.check_codes(s["phase"], "phase", 0, len(R.PHASE_NAMES) - 1)
+    core.check_codes(s["depth"], "depth", 0, R.MAX_FRAMES)
+    core.check_codes(s["deck_n"], "deck_n", 0, R.DECK_SIZE)
+    core.check_codes(s["discard_n"], "discard_n", 0, R.DECK_SIZE)
+    core.check_codes(s["revealed_n"], "revealed_n", 0, len(s["revealed"]))
+    core.check_codes(s["kept_n"], "kept_n", 0, 3)
+    core.check_codes(s["col_len"], "col_len", 0, R.DEPTH)
     # flags are written as true/false and codes as names: other values have no spelling
     for name in FLAG_FIELDS:
-        check_codes(s[name], name, 0, 1)
+        core.check_codes(s[name], name, 0, 1)
     if s["lift_uid"] != 0:
         for name in LIFT_FIELDS[1:]:
-            check_codes(s[name], name, 0, 1)
-        check_codes(s["lift_type"], "lift_type", 0, R.N_DT - 1)
-    check_codes(s["pend_mask"], "pend_mask", 0, 1)
-    check_codes(s["camp_state"], "camp_state", 0, len(CAMP_STATES) - 1)
+            core.check_codes(s[name], name, 0, 1)
+        core.check_codes(s["lift_type"], "lift_type", 0, R.N_DT - 1)
+    core.check_codes(s["pend_mask"], "pend_mask", 0, 1)
+    core.check_codes(s["camp_state"], "camp_state", 0, len(CAMP_STATES) - 1)
     if int(s["opt_vera"]) not in VERA_READINGS or int(s["opt_zeto"]) not in ZETO_READINGS:
-        refuse("opt_vera or opt_zeto is not a known reading")
-    check_codes(s["opt_raiders_slot"], "opt_raiders_slot", 2, 3)
-    check_codes(s["winner"], "winner", -1, R.N_PLAYERS - 1)
-    check_codes(s["deck"], "deck", 0, R.N_DT - 1)
-    check_codes(s["discard"], "discard", -1, R.N_DT - 1)
-    check_codes(s["revealed"], "revealed", -1, R.N_DT - 1)
-    check_codes(s["queue"], "queue", -1, R.RAIDERS)
-    check_codes(s["offer"], "offer", -1, D.N_CAMPS - 1)
-    check_codes(s["camp"], "camp", -1, D.N_CAMPS - 1)
+        core.refuse("opt_vera or opt_zeto is not a known reading")
+    core.check_codes(s["opt_raiders_slot"], "opt_raiders_slot", 2, 3)
+    core.check_codes(s["winner"], "winner", -1, R.N_PLAYERS - 1)
+    core.check_codes(s["deck"], "deck", 0, R.N_DT - 1)
+    core.check_codes(s["discard"], "discard", -1, R.N_DT - 1)
+    core.check_codes(s["revealed"], "revealed", -1, R.N_DT - 1)
+    core.check_codes(s["queue"], "queue", -1, R.RAIDERS)
+    core.check_codes(s["offer"], "offer", -1, D.N_CAMPS - 1)
+    core.check_codes(s["camp"], "camp", -1, D.N_CAMPS - 1)
     if s["phase"] != R.PHASE_OVER and (s["score"] != 0).any():
-        refuse("a score is set before the game is over")
+        core.refuse("a score is set before the game is over")
     if not s["terminated"] and s["winner"] != -1:
-        refuse("a winner is set in a game that has not ended")
+        core.refuse("a winner is set in a game that has not ended")
     for p in range(R.N_PLAYERS):
         _check_draft_fields(s, p)
         for c in range(R.COLS):
@@ -279,10 +253,10 @@ def _check_draft_fields(s, p: int):
     offer = [int(x) for x in s["offer"][p]]
     flags = [1 if x >= 0 and x in kept_camps else 0 for x in offer]
     if flags != [int(x) for x in s["kept"][p]] or (s["camp"][p, n_kept:] != -1).any():
-        refuse(f"player {p}'s kept flags and camps do not match the kept camps")
+        core.refuse(f"player {p}'s kept flags and camps do not match the kept camps")
     live = [x for x in offer if x >= 0]
     if offer != live + [-1] * (6 - len(live)):
-        refuse(f"player {p}'s offer has a gap")
+        core.refuse(f"player {p}'s offer has a gap")
 
 
 def _check_column_fields(s, p: int, c: int):
@@ -298,32 +272,32 @@ def _check_column_fields(s, p: int, c: int):
         if i >= n:
             blank = kind == R.EMPTY and s["ent_type"][p, c, i] == -1 and uid == 0
             if not blank or any(extras) or s["ent_used_once"][p, c, i]:
-                refuse(f"the empty place ({p}, {c}, {i}) holds values")
+                core.refuse(f"the empty place ({p}, {c}, {i}) holds values")
         elif kind == R.CAMP:
             bare = s["ent_type"][p, c, i] == -1 and not any(extras) and s["camp"][p, c] >= 0
             if not bare or uid != p * R.COLS + c + 1:
-                refuse(f"the camp entity ({p}, {c}, {i}) has person fields or a wrong uid")
+                core.refuse(f"the camp entity ({p}, {c}, {i}) has person fields or a wrong uid")
         elif kind == R.PERSON:
-            check_codes(s["ent_type"][p, c, i], "ent_type", 0, R.N_DT - 1)
+            core.check_codes(s["ent_type"][p, c, i], "ent_type", 0, R.N_DT - 1)
         else:
-            refuse(f"entity ({p}, {c}, {i}) has kind {kind}")
+            core.refuse(f"entity ({p}, {c}, {i}) has kind {kind}")
 
 
 def _check_frame_fields(s, d: int):
     prog, op, fin = int(s["fr_prog"][d]), int(s["fr_op"][d]), int(s["fr_fin"][d])
-    check_codes(fin, "fr_fin", R.FIN_NONE, R.FIN_RAIDERS)
+    core.check_codes(fin, "fr_fin", R.FIN_NONE, R.FIN_RAIDERS)
     if prog != R.INTERNAL and (op != 0 or s["fr_arg"][d] != 0):
-        refuse(f"program frame {d} has op/arg set")
+        core.refuse(f"program frame {d} has op/arg set")
     if prog == R.INTERNAL and (s["fr_end"][d] != 1 or fin != R.FIN_NONE):
-        refuse(f"internal frame {d} has end {int(s['fr_end'][d])} or a finish")
+        core.refuse(f"internal frame {d} has end {int(s['fr_end'][d])} or a finish")
     if fin == R.FIN_DISCARD:
-        check_codes(s["fr_fin_arg"][d], "fr_fin_arg", R.FIRST_EVENT, R.N_DT - 1)
+        core.check_codes(s["fr_fin_arg"][d], "fr_fin_arg", R.FIRST_EVENT, R.N_DT - 1)
     elif s["fr_fin_arg"][d] != 0:
-        refuse(f"frame {d} has a finishing card but no discard")
+        core.refuse(f"frame {d} has a finishing card but no discard")
     if prog == R.INTERNAL and op == R.I_PLAY:
-        check_codes(s["fr_arg"][d], "fr_arg", 0, D.N_PERSON_TYPES - 1)
+        core.check_codes(s["fr_arg"][d], "fr_arg", 0, D.N_PERSON_TYPES - 1)
     elif prog == R.INTERNAL and op == R.I_RESOLVE_EVENT:
-        check_codes(s["fr_arg"][d], "fr_arg", R.FIRST_EVENT, R.RAIDERS)
+        core.check_codes(s["fr_arg"][d], "fr_arg", R.FIRST_EVENT, R.RAIDERS)
 
 
 def _entity_dict(s, p: int, c: int, i: int) -> dict:
@@ -372,11 +346,11 @@ def _frame_dict(s, d: int) -> dict:
     }
     if prog != R.INTERNAL:
         if prog not in PROGRAM_NAMES:
-            refuse(f"frame {d} runs program {prog}, which no card owns")
+            core.refuse(f"frame {d} runs program {prog}, which no card owns")
         return {"program": PROGRAM_NAMES[prog], "end": int(s["fr_end"][d]), **common}
     op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
     if not 0 <= op < len(INTERNAL_OPS):
-        refuse(f"internal frame {d} runs op {op}")
+        core.refuse(f"internal frame {d} runs op {op}")
     if op == R.I_PLAY:
         arg_value = CARD_NAMES[arg]
     elif op == R.I_RESOLVE_EVENT:
@@ -493,11 +467,11 @@ def _first_game(c) -> bool:
 
 
 def _player(value, path: str) -> int:
-    return _int(value, path, 0, R.N_PLAYERS - 1, "player index")
+    return core.read_int(value, path, 0, R.N_PLAYERS - 1, "player index")
 
 
 def _card(value, path: str) -> int:
-    return read_key(value, path, _CARD_INDEX, "card name")
+    return core.read_key(value, path, _CARD_INDEX, "card name")
 
 
 def _card_or_none(value, path: str) -> int:
@@ -505,7 +479,7 @@ def _card_or_none(value, path: str) -> int:
 
 
 def _camp(value, path: str) -> int:
-    return read_key(value, path, _CAMP_INDEX, "camp name")
+    return core.read_key(value, path, _CAMP_INDEX, "camp name")
 
 
 def _queue_code(value, path: str) -> int:
@@ -515,79 +489,83 @@ def _queue_code(value, path: str) -> int:
         return R.RAIDERS
     t = _card(value, path)
     if t < R.FIRST_EVENT:
-        fail(path, f"{value!r} is a person; only events and Raiders enter a queue (RAD-B1)")
+        core.fail(path, f"{value!r} is a person; only events and Raiders enter a queue (RAD-B1)")
     return t
 
 
 def _label(value, path: str) -> int:
-    return read_key(value, path, _LABEL_INDEX, "action label")
+    return core.read_key(value, path, _LABEL_INDEX, "action label")
 
 
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _check_vera_turn(ctx: Call):
+def _check_vera_turn(ctx: core.Call):
     if ctx.s["vera_used"] and ctx.s["opt_vera"] != R.VERA_PER_TURN:
-        fail("vera_used", "only the 'first_use_per_turn' reading of Vera Vosh sets it")
+        core.fail("vera_used", "only the 'first_use_per_turn' reading of Vera Vosh sets it")
 
 
-def _read_draft(ctx: Call):
+def _read_draft(ctx: core.Call):
     """Offers and kept camps (RAD-S3); fills offer, kept, kept_n and camp."""
     snap, s = ctx.snap, ctx.s
-    draft = read_obj(snap["draft"], "draft", DRAFT_KEYS)
-    offers = read_list(draft["offers"], "draft.offers", R.N_PLAYERS)
-    kept = read_list(draft["kept"], "draft.kept", R.N_PLAYERS)
+    draft = core.read_obj(snap["draft"], "draft", DRAFT_KEYS)
+    offers = core.read_list(draft["offers"], "draft.offers", R.N_PLAYERS)
+    kept = core.read_list(draft["kept"], "draft.kept", R.N_PLAYERS)
     first_game = snap["options"]["first_game_camps"]
     offered_anywhere: dict[int, str] = {}
     s["offer"][:, :] = -1
     s["camp"][:, :] = -1
     for p in range(R.N_PLAYERS):
         path = f"draft.offers[{p}]"
-        row = [_camp(x, f"{path}[{k}]") for k, x in enumerate(read_list(offers[p], path))]
+        row = [_camp(x, f"{path}[{k}]") for k, x in enumerate(core.read_list(offers[p], path))]
         if first_game:
             # RAD-S3: no draft, player 0 gets set A and player 1 set B, in column order
             if tuple(row) != _FIRST_GAME_SETS[p]:
                 want = [CAMP_NAMES[c] for c in _FIRST_GAME_SETS[p]]
-                fail(path, f"with first_game_camps player {p} is offered exactly {want}")
+                core.fail(path, f"with first_game_camps player {p} is offered exactly {want}")
         elif len(row) != 6:
-            fail(path, f"each player is offered 6 camps (RAD-S3), got {len(row)}")
+            core.fail(path, f"each player is offered 6 camps (RAD-S3), got {len(row)}")
         for k, c in enumerate(row):
             if c in offered_anywhere:
-                fail(f"{path}[{k}]", f"{CAMP_NAMES[c]!r} is also offered at {offered_anywhere[c]}")
+                core.fail(
+                    f"{path}[{k}]", f"{CAMP_NAMES[c]!r} is also offered at {offered_anywhere[c]}"
+                )
             offered_anywhere[c] = f"{path}[{k}]"
         s["offer"][p, : len(row)] = row
         kpath = f"draft.kept[{p}]"
-        picks = [_camp(x, f"{kpath}[{k}]") for k, x in enumerate(read_list(kept[p], kpath, most=3))]
+        picks = [
+            _camp(x, f"{kpath}[{k}]") for k, x in enumerate(core.read_list(kept[p], kpath, most=3))
+        ]
         for k, c in enumerate(picks):
             if c not in row:
-                fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} was not offered to player {p}")
+                core.fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} was not offered to player {p}")
             if c in picks[:k]:
-                fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} is kept twice")
+                core.fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} is kept twice")
             s["kept"][p, row.index(c)] = 1
             s["camp"][p, k] = c
         s["kept_n"][p] = len(picks)
         if first_game and len(picks) != 3:
-            fail(kpath, "with first_game_camps all three camps are kept at the start")
+            core.fail(kpath, "with first_game_camps all three camps are kept at the start")
 
 
-def _read_players(ctx: Call):
+def _read_players(ctx: core.Call):
     s = ctx.s
-    players = read_list(ctx.snap["players"], "players", R.N_PLAYERS)
+    players = core.read_list(ctx.snap["players"], "players", R.N_PLAYERS)
     draft_over = int(s["kept_n"].min()) == 3
     uids: dict[int, str] = {}
     for p in range(R.N_PLAYERS):
         path = f"players[{p}]"
-        player = read_obj(players[p], path, PLAYER_KEYS)
-        cols = read_list(player["columns"], f"{path}.columns", R.COLS)
+        player = core.read_obj(players[p], path, PLAYER_KEYS)
+        cols = core.read_list(player["columns"], f"{path}.columns", R.COLS)
         for c in range(R.COLS):
             _read_column(s, p, c, cols[c], f"{path}.columns[{c}]", draft_over, uids)
-        read_table(player, path, PLAYER, ctx, (p,), keys=("juggernaut_moves",))
+        core.read_table(player, path, PLAYER, ctx, (p,), keys=("juggernaut_moves",))
         moves = int(s["juggernaut_moves"][p])
         camps = [int(x) for x in s["camp"][p]]
         if moves and D.CAMP_ID["juggernaut"] not in camps:
-            fail(f"{path}.juggernaut_moves", f"player {p} has no Juggernaut")
+            core.fail(f"{path}.juggernaut_moves", f"player {p} has no Juggernaut")
         if moves and s["camp_state"][p, camps.index(D.CAMP_ID["juggernaut"])] == 2:
-            fail(
+            core.fail(
                 f"{path}.juggernaut_moves",
                 "a destroyed Juggernaut is back on its starting spot, no moves (subtleties §15)",
             )
@@ -595,12 +573,14 @@ def _read_players(ctx: Call):
             _check_camp_place(s, p, c, f"{path}.columns[{c}]")
         hand = player["hand"]
         if not isinstance(hand, dict):
-            fail(f"{path}.hand", f"expected an object, got {type(hand).__name__}")
+            core.fail(f"{path}.hand", f"expected an object, got {type(hand).__name__}")
         for name, count in hand.items():
             t = _card(name, f"{path}.hand")
-            s["hand"][p, t] = _int(count, f"{path}.hand[{name!r}]", 1, R.DECK_SIZE, "count")
-        read_table(player, path, PLAYER, ctx, (p,), keys=("silo_in_hand",))
-        queue = read_list(player["queue"], f"{path}.queue", 3)
+            s["hand"][p, t] = core.read_int(
+                count, f"{path}.hand[{name!r}]", 1, R.DECK_SIZE, "count"
+            )
+        core.read_table(player, path, PLAYER, ctx, (p,), keys=("silo_in_hand",))
+        queue = core.read_list(player["queue"], f"{path}.queue", 3)
         for j in range(3):
             code = _queue_code(queue[j], f"{path}.queue[{j}]")
             if (
@@ -608,27 +588,27 @@ def _read_players(ctx: Call):
                 and code != R.RAIDERS
                 and D.EVENT_BOMB[code - R.FIRST_EVENT] == 0
             ):
-                fail(f"{path}.queue[{j}]", f"{queue[j]!r} has bomb 0 and never waits (RAD-A4)")
+                core.fail(f"{path}.queue[{j}]", f"{queue[j]!r} has bomb 0 and never waits (RAD-A4)")
             if code == R.RAIDERS and R.RAIDERS in [int(x) for x in s["queue"][p, :j]]:
-                fail(f"{path}.queue[{j}]", "each player has one Raiders card (RAD-S4)")
+                core.fail(f"{path}.queue[{j}]", "each player has one Raiders card (RAD-S4)")
             s["queue"][p, j] = code
-        read_table(player, path, PLAYER, ctx, (p,), keys=_LAST_PLAYER_FLAGS)
+        core.read_table(player, path, PLAYER, ctx, (p,), keys=_LAST_PLAYER_FLAGS)
 
 
 def _read_column(s, p: int, c: int, raw, path: str, draft_over: bool, uids: dict):
     """One column, back to front (RAD-B2): its camp and at most 2 people."""
     s["ent_type"][p, c, :] = -1
-    entities = read_list(raw, path)
+    entities = core.read_list(raw, path)
     if not draft_over:
         if entities:
-            fail(path, "columns stay empty until both players have kept 3 camps (RAD-S3)")
+            core.fail(path, "columns stay empty until both players have kept 3 camps (RAD-S3)")
         return
     people = sum(1 for e in entities if isinstance(e, dict) and "person" in e)
     if people > R.DEPTH - 1:
-        fail(path, f"{people} people in one column; at most 2 are allowed (RAD-B2)")
+        core.fail(path, f"{people} people in one column; at most 2 are allowed (RAD-B2)")
     camps = [i for i, e in enumerate(entities) if isinstance(e, dict) and "camp" in e]
     if len(camps) != 1 or len(entities) > R.DEPTH:
-        fail(path, f"a column holds exactly one camp, got {len(camps)}")
+        core.fail(path, f"a column holds exactly one camp, got {len(camps)}")
     s["col_len"][p, c] = len(entities)
     for i, raw_entity in enumerate(entities):
         epath = f"{path}[{i}]"
@@ -639,23 +619,25 @@ def _read_column(s, p: int, c: int, raw, path: str, draft_over: bool, uids: dict
 
 
 def _read_camp(s, p: int, c: int, i: int, raw, path: str):
-    entity = read_obj(raw, path, CAMP_KEYS)
+    entity = core.read_obj(raw, path, CAMP_KEYS)
     camp = _camp(entity["camp"], f"{path}.camp")
     if camp != s["camp"][p, c]:
         want = CAMP_NAMES[int(s["camp"][p, c])]
-        fail(
+        core.fail(
             f"{path}.camp",
             f"column {c + 1} holds player {p}'s kept camp {want!r}, got "
             f"{entity['camp']!r} (kept order is column order, RAD-S3)",
         )
-    state = read_str(entity["state"], f"{path}.state")
+    state = core.read_str(entity["state"], f"{path}.state")
     if state not in CAMP_STATES:
-        fail(f"{path}.state", f"unknown camp state {state!r} (expected {', '.join(CAMP_STATES)})")
+        core.fail(
+            f"{path}.state", f"unknown camp state {state!r} (expected {', '.join(CAMP_STATES)})"
+        )
     s["camp_state"][p, c] = CAMP_STATES.index(state)
-    s["camp_used"][p, c] = read_bool(entity["used"], f"{path}.used")
+    s["camp_used"][p, c] = core.read_bool(entity["used"], f"{path}.used")
     if i > 0 and (camp != D.CAMP_ID["juggernaut"] or state == "destroyed"):
         # only an undestroyed Juggernaut moves forward; a destroyed one goes back
-        fail(path, f"{entity['camp']!r} must stand at the back of its column")
+        core.fail(path, f"{entity['camp']!r} must stand at the back of its column")
     s["ent_kind"][p, c, i] = R.CAMP
     s["ent_uid"][p, c, i] = p * R.COLS + c + 1  # camps keep the uid the draft gave them
     s["ent_used_once"][p, c, i] = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
@@ -696,7 +678,7 @@ def _check_camp_place(s, p: int, c: int, path: str):
     space = camp_space(s, p, c)
     behind = _camp_index(s, p, c)
     if not max(0, people + space - 2) <= behind <= min(space, people):
-        fail(
+        core.fail(
             path,
             f"the camp stands on space {space + 1} of 3, so it cannot have {behind} people "
             f"behind it and {people - behind} in front",
@@ -704,26 +686,26 @@ def _check_camp_place(s, p: int, c: int, path: str):
 
 
 def _vera_flag(s, value, path: str) -> bool:
-    flag = read_bool(value, path)
+    flag = core.read_bool(value, path)
     if flag and s["opt_vera"] != R.VERA_PER_CARD:
-        fail(path, "only the 'first_use_per_card' reading of Vera Vosh sets it")
+        core.fail(path, "only the 'first_use_per_card' reading of Vera Vosh sets it")
     return flag
 
 
 def _read_person_fields(s, raw, path: str, uids: dict) -> tuple:
-    entity = read_obj(raw, path, PERSON_KEYS)
+    entity = core.read_obj(raw, path, PERSON_KEYS)
     t = _card(entity["person"], f"{path}.person")
-    punk = read_bool(entity["punk"], f"{path}.punk")
+    punk = core.read_bool(entity["punk"], f"{path}.punk")
     if not punk and t >= R.FIRST_EVENT:
-        fail(f"{path}.person", f"{entity['person']!r} is an event; only a punk hides one")
-    damaged = read_bool(entity["damaged"], f"{path}.damaged")
+        core.fail(f"{path}.person", f"{entity['person']!r} is an event; only a punk hides one")
+    damaged = core.read_bool(entity["damaged"], f"{path}.damaged")
     if punk and damaged:
-        fail(f"{path}.damaged", "a punk is destroyed by any damage, never damaged (RAD-K3)")
-    ready = read_bool(entity["ready"], f"{path}.ready")
+        core.fail(f"{path}.damaged", "a punk is destroyed by any damage, never damaged (RAD-K3)")
+    ready = core.read_bool(entity["ready"], f"{path}.ready")
     top = int(s["next_uid"]) - 1
-    uid = _int(entity["uid"], f"{path}.uid", FIRST_PERSON_UID, top, "person uid")
+    uid = core.read_int(entity["uid"], f"{path}.uid", FIRST_PERSON_UID, top, "person uid")
     if uid in uids:
-        fail(f"{path}.uid", f"uid {uid} is also used at {uids[uid]}")
+        core.fail(f"{path}.uid", f"uid {uid} is also used at {uids[uid]}")
     uids[uid] = path
     used_once = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
     return t, punk, damaged, not ready, uid, used_once
@@ -740,27 +722,27 @@ def _read_person(s, p: int, c: int, i: int, raw, path: str, uids: dict):
     s["ent_used_once"][p, c, i] = used_once
 
 
-def _read_piles(ctx: Call):
+def _read_piles(ctx: core.Call):
     snap, s = ctx.snap, ctx.s
     deck = [
         _card(x, f"deck[{k}]")
-        for k, x in enumerate(read_list(snap["deck"], "deck", most=R.DECK_SIZE))
+        for k, x in enumerate(core.read_list(snap["deck"], "deck", most=R.DECK_SIZE))
     ]
     s["deck"][: len(deck)] = deck[::-1]  # the snapshot lists the top first
     s["deck_n"] = len(deck)
     path = "discard"
     pile = [
         _card(x, f"{path}[{k}]")
-        for k, x in enumerate(read_list(snap[path], path, most=R.DECK_SIZE))
+        for k, x in enumerate(core.read_list(snap[path], path, most=R.DECK_SIZE))
     ]
     s["discard"][: len(pile)] = pile
     s["discard_n"] = len(pile)
 
 
-def _read_vm(ctx: Call):
+def _read_vm(ctx: core.Call):
     snap, s = ctx.snap, ctx.s
-    vm = read_obj(snap["vm"], "vm", VM_KEYS)
-    frames = read_list(vm["frames"], "vm.frames", most=R.MAX_FRAMES)
+    vm = core.read_obj(snap["vm"], "vm", VM_KEYS)
+    frames = core.read_list(vm["frames"], "vm.frames", most=R.MAX_FRAMES)
     s["depth"] = len(frames)
     for d, raw in enumerate(frames):
         _read_frame(s, d, raw, f"vm.frames[{d}]")
@@ -775,7 +757,7 @@ def _read_vm(ctx: Call):
         t, punk, damaged, not_ready, uid, used_once = fields
         s["lift_type"], s["lift_punk"], s["lift_damaged"] = t, punk, damaged
         s["lift_not_ready"], s["lift_uid"], s["lift_used_once"] = not_ready, uid, used_once
-    revealed = read_list(vm["revealed"], "vm.revealed", most=4)
+    revealed = core.read_list(vm["revealed"], "vm.revealed", most=4)
     for k, name in enumerate(revealed):
         s["revealed"][k] = _card(name, f"vm.revealed[{k}]")
     s["revealed_n"] = len(revealed)
@@ -785,128 +767,130 @@ def _read_vm(ctx: Call):
     pending = snap["pending"]
     if phase != R.PHASE_DECISION:
         if pending is not None:
-            fail(
+            core.fail(
                 "pending",
                 f"only the decision phase has a pending decision, not {R.PHASE_NAMES[phase]!r}",
             )
         return
     if pending is None:
-        fail("pending", "the decision phase needs a pending decision, got null")
-    pending = read_obj(pending, "pending", PENDING_KEYS)
+        core.fail("pending", "the decision phase needs a pending decision, got null")
+    pending = core.read_obj(pending, "pending", PENDING_KEYS)
     decider = _player(pending["decider"], "pending.decider")
     if decider != s["current_player"]:
-        fail(
+        core.fail(
             "pending.decider",
             f"the decider {decider} must be current_player {int(s['current_player'])}",
         )
-    options = read_list(pending["options"], "pending.options")
+    options = core.read_list(pending["options"], "pending.options")
     if not options:
-        fail("pending.options", "a pending decision needs at least one legal option")
+        core.fail("pending.options", "a pending decision needs at least one legal option")
     for k, raw in enumerate(options):
         a = _label(raw, f"pending.options[{k}]")
         if a < _DECISION_FIRST:
-            fail(f"pending.options[{k}]", f"{raw!r} is a main action, not a decision")
+            core.fail(f"pending.options[{k}]", f"{raw!r} is a main action, not a decision")
         if s["pend_mask"][a]:
-            fail(f"pending.options[{k}]", f"{raw!r} is listed twice")
+            core.fail(f"pending.options[{k}]", f"{raw!r} is listed twice")
         s["pend_mask"][a] = 1
 
 
 def _read_frame(s, d: int, raw, path: str):
     if isinstance(raw, dict) and "internal" in raw:
-        frame = read_obj(raw, path, INTERNAL_FRAME_KEYS)
-        name = read_str(frame["internal"], f"{path}.internal")
+        frame = core.read_obj(raw, path, INTERNAL_FRAME_KEYS)
+        name = core.read_str(frame["internal"], f"{path}.internal")
         if name not in _INTERNAL_INDEX:
-            fail(f"{path}.internal", f"unknown internal op {name!r}")
+            core.fail(f"{path}.internal", f"unknown internal op {name!r}")
         op = _INTERNAL_INDEX[name]
         arg = frame["arg"]
         if op == R.I_PLAY:
             t = _card(arg, f"{path}.arg")
             if t >= R.FIRST_EVENT:
-                fail(f"{path}.arg", f"{arg!r} is not a person")
+                core.fail(f"{path}.arg", f"{arg!r} is not a person")
             arg = t
         elif op == R.I_RESOLVE_EVENT:
             arg = _queue_code(arg, f"{path}.arg")
             if arg < 0:
-                fail(f"{path}.arg", "resolving needs an event or Raiders, got null")
+                core.fail(f"{path}.arg", "resolving needs an event or Raiders, got null")
         else:
-            arg = _int(arg, f"{path}.arg", 0, _INT16_MAX)
+            arg = core.read_int(arg, f"{path}.arg", 0, _INT16_MAX)
         s["fr_prog"][d] = R.INTERNAL
         s["fr_op"][d] = op
         s["fr_arg"][d] = arg
         s["fr_end"][d] = 1
-        s["fr_pc"][d] = _int(frame["pc"], f"{path}.pc", 0, 1, "pc")
+        s["fr_pc"][d] = core.read_int(frame["pc"], f"{path}.pc", 0, 1, "pc")
         if frame["then"] is not None:
-            fail(f"{path}.then", "an internal step has nothing to do when it ends")
+            core.fail(f"{path}.then", "an internal step has nothing to do when it ends")
     else:
-        frame = read_obj(raw, path, PROGRAM_FRAME_KEYS)
-        name = read_str(frame["program"], f"{path}.program")
+        frame = core.read_obj(raw, path, PROGRAM_FRAME_KEYS)
+        name = core.read_str(frame["program"], f"{path}.program")
         if name not in _PROGRAM_INDEX:
-            fail(f"{path}.program", f"unknown program {name!r}")
+            core.fail(f"{path}.program", f"unknown program {name!r}")
         prog = _PROGRAM_INDEX[name]
         length = int(R.LENGTH[prog])
-        end = _int(frame["end"], f"{path}.end", 1, length, "end")
+        end = core.read_int(frame["end"], f"{path}.end", 1, length, "end")
         s["fr_prog"][d] = prog
         s["fr_end"][d] = end
-        s["fr_pc"][d] = _int(frame["pc"], f"{path}.pc", 0, end, "pc")
-    s["fr_stage"][d] = _int(frame["stage"], f"{path}.stage", 0, MAX_STAGE, "stage")
+        s["fr_pc"][d] = core.read_int(frame["pc"], f"{path}.pc", 0, end, "pc")
+    s["fr_stage"][d] = core.read_int(frame["stage"], f"{path}.stage", 0, MAX_STAGE, "stage")
     s["fr_owner"][d] = _player(frame["owner"], f"{path}.owner")
     # 0 (no card), a camp (1..6) or a person uid already issued, even if it has left play
     top = int(s["next_uid"]) - 1
-    s["fr_src"][d] = _int(frame["source_uid"], f"{path}.source_uid", 0, top, "uid")
-    s["fr_that"][d] = _int(frame["that_uid"], f"{path}.that_uid", 0, top, "uid")
-    s["fr_flags"][d] = _int(frame["flags"], f"{path}.flags", 0, 3, "flags")
-    s["fr_aux"][d] = _int(frame["aux"], f"{path}.aux", 0, R.DECK_SIZE, "aux")
+    s["fr_src"][d] = core.read_int(frame["source_uid"], f"{path}.source_uid", 0, top, "uid")
+    s["fr_that"][d] = core.read_int(frame["that_uid"], f"{path}.that_uid", 0, top, "uid")
+    s["fr_flags"][d] = core.read_int(frame["flags"], f"{path}.flags", 0, 3, "flags")
+    s["fr_aux"][d] = core.read_int(frame["aux"], f"{path}.aux", 0, R.DECK_SIZE, "aux")
     then = frame["then"]
     if then is not None:
-        text = read_str(then, f"{path}.then")
+        text = core.read_str(then, f"{path}.then")
         if text == f"return {RAIDERS_NAME}":
             s["fr_fin"][d] = R.FIN_RAIDERS
         elif text.startswith("discard "):
             t = _card(text[len("discard ") :], f"{path}.then")
             if t < R.FIRST_EVENT:
-                fail(f"{path}.then", "only a resolved event is discarded when its frame ends")
+                core.fail(f"{path}.then", "only a resolved event is discarded when its frame ends")
             s["fr_fin"][d] = R.FIN_DISCARD
             s["fr_fin_arg"][d] = t
         else:
-            fail(
+            core.fail(
                 f"{path}.then",
                 f"expected null, 'return Raiders' or 'discard <event>', got {text!r}",
             )
 
 
-def _read_leftovers(ctx: Call):
+def _read_leftovers(ctx: core.Call):
     s = ctx.s
-    left = read_obj(ctx.snap["leftovers"], "leftovers", LEFTOVER_KEYS)
+    left = core.read_obj(ctx.snap["leftovers"], "leftovers", LEFTOVER_KEYS)
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
-    tail = read_list(left["deck_tail"], "leftovers.deck_tail", R.DECK_SIZE - deck_n)
+    tail = core.read_list(left["deck_tail"], "leftovers.deck_tail", R.DECK_SIZE - deck_n)
     for k, name in enumerate(tail):
         # the deck array only ever holds cards (a drawn card stays behind as a leftover)
         s["deck"][deck_n + k] = _card(name, f"leftovers.deck_tail[{k}]")
-    tail = read_list(left["discard_tail"], "leftovers.discard_tail", most=R.DECK_SIZE - discard_n)
+    tail = core.read_list(
+        left["discard_tail"], "leftovers.discard_tail", most=R.DECK_SIZE - discard_n
+    )
     s["discard"][discard_n:] = -1
     for k, name in enumerate(tail):
         s["discard"][discard_n + k] = _card_or_none(name, f"leftovers.discard_tail[{k}]")
     n = int(s["revealed_n"])
-    tail = read_list(left["revealed_tail"], "leftovers.revealed_tail", most=4 - n)
+    tail = core.read_list(left["revealed_tail"], "leftovers.revealed_tail", most=4 - n)
     for k, name in enumerate(tail):
         s["revealed"][n + k] = _card_or_none(name, f"leftovers.revealed_tail[{k}]")
     depth = int(s["depth"])
-    rows = read_list(left["frames_tail"], "leftovers.frames_tail", most=R.MAX_FRAMES - depth)
+    rows = core.read_list(left["frames_tail"], "leftovers.frames_tail", most=R.MAX_FRAMES - depth)
     for k, row in enumerate(rows):
         path = f"leftovers.frames_tail[{k}]"
-        row = read_list(row, path, len(FRAME_FIELDS))
+        row = core.read_list(row, path, len(FRAME_FIELDS))
         for field, value in zip(FRAME_FIELDS, row, strict=True):
-            s[field][depth + k] = read_raw(value, f"{path}.{field}", s[field].dtype)
+            s[field][depth + k] = core.read_raw(value, f"{path}.{field}", s[field].dtype)
     lift = left["lift"]
     if (lift is None) != (s["lift_uid"] != 0):
-        fail("leftovers.lift", "must be null exactly when vm.lifted is set")
+        core.fail("leftovers.lift", "must be null exactly when vm.lifted is set")
     if lift is not None:
-        lift = read_list(lift, "leftovers.lift", len(LIFT_FIELDS))
+        lift = core.read_list(lift, "leftovers.lift", len(LIFT_FIELDS))
         for field, value in zip(LIFT_FIELDS, lift, strict=True):
-            s[field] = read_raw(value, f"leftovers.lift.{field}", s[field].dtype)
-    mask = read_list(left["mask"], "leftovers.mask")
+            s[field] = core.read_raw(value, f"leftovers.lift.{field}", s[field].dtype)
+    mask = core.read_list(left["mask"], "leftovers.mask")
     if mask and s["phase"] == R.PHASE_DECISION:
-        fail("leftovers.mask", "the decision phase keeps its mask in pending.options")
+        core.fail("leftovers.mask", "the decision phase keeps its mask in pending.options")
     for k, raw in enumerate(mask):
         s["pend_mask"][_label(raw, f"leftovers.mask[{k}]")] = 1
 
@@ -914,13 +898,13 @@ def _read_leftovers(ctx: Call):
 # ---- from_dict: cross-field checks -----------------------------------------------------------
 
 
-def _check_cards(ctx: Call):
+def _check_cards(ctx: core.Call):
     """RAD-S2: each of the 66 deck cards is in exactly one place."""
     seen = _accounted(ctx.s)
     for t in range(R.N_DT):
         want = int(D.DECK_TYPE_COUNTS[t])
         if seen[t] != want:
-            fail(
+            core.fail(
                 "cards",
                 f"{CARD_NAMES[t]!r} is found {seen[t]} times across deck, discard, hands, "
                 f"board, queues and resolving events, but the deck has {want} (RAD-S2)",
@@ -931,7 +915,7 @@ def _camps_left(s, p: int) -> int:
     return int((s["camp_state"][p] < 2).sum())
 
 
-def _check_progress(ctx: Call):
+def _check_progress(ctx: core.Call):
     """Phase, decider, turn order, the effect stack and the end of the game."""
     s = ctx.s
     phase = int(s["phase"])
@@ -940,46 +924,48 @@ def _check_progress(ctx: Call):
     steps, depth = int(s["step_count"]), int(s["depth"])
     current, turn_player = int(s["current_player"]), int(s["turn_player"])
     kept0, kept1 = int(s["kept_n"][0]), int(s["kept_n"][1])
-    check_stop(ctx, R.STEP_CAP, both="terminated", over=R.PHASE_OVER)
+    core.check_stop(ctx, R.STEP_CAP, both="terminated", over=R.PHASE_OVER)
 
     if phase == R.PHASE_DRAFT:
         _check_draft_phase(s, kept0, kept1)
     else:
         if kept0 != 3 or kept1 != 3:
-            fail("draft.kept", f"phase {name!r} comes after both players kept 3 camps (RAD-S3)")
+            core.fail(
+                "draft.kept", f"phase {name!r} comes after both players kept 3 camps (RAD-S3)"
+            )
         expected = (int(s["first_player"]) + int(s["turn_count"])) % R.N_PLAYERS
         if turn_player != expected:
-            fail(
+            core.fail(
                 "turn_player",
                 f"expected player {expected} after {int(s['turn_count'])} "
                 f"turns from first_player {int(s['first_player'])}",
             )
         if not s["first_turn_done"] and (phase == R.PHASE_ACTIONS or s["turn_count"] > 0):
-            fail("first_turn_done", "the first replenish (RAD-T2) has already happened here")
+            core.fail("first_turn_done", "the first replenish (RAD-T2) has already happened here")
 
     if phase in (R.PHASE_DRAFT, R.PHASE_ACTIONS):
         if depth:
-            fail("vm.frames", f"the effect stack is empty in phase {name!r}")
+            core.fail("vm.frames", f"the effect stack is empty in phase {name!r}")
         if s["in_events_phase"]:
-            fail("in_events_phase", f"cannot be true in phase {name!r}")
+            core.fail("in_events_phase", f"cannot be true in phase {name!r}")
     if phase == R.PHASE_ACTIONS and current != turn_player:
-        fail("current_player", f"in the actions phase the turn player {turn_player} acts")
+        core.fail("current_player", f"in the actions phase the turn player {turn_player} acts")
     if phase == R.PHASE_DECISION and depth == 0:
-        fail("vm.frames", "a pending decision needs a running frame")
+        core.fail("vm.frames", "a pending decision needs a running frame")
     if steps < int(s["turn_count"]):
-        fail("turn_count", "every turn ends with an END_TURN step, so turns <= steps")
+        core.fail("turn_count", "every turn ends with an END_TURN step, so turns <= steps")
     if terminated and depth:
-        fail("vm.frames", "a finished game has an empty effect stack")
+        core.fail("vm.frames", "a finished game has an empty effect stack")
     _check_lifted(s)
 
     if not terminated and s["winner"] >= 0:
-        fail("winner", "only a terminated game has a winner")
+        core.fail("winner", "only a terminated game has a winner")
     lost = [p for p in range(R.N_PLAYERS) if kept0 == 3 and kept1 == 3 and _camps_left(s, p) == 0]
     winner = int(s["winner"])
     if terminated:
         if winner >= 0:
             if lost != [1 - winner]:
-                fail(
+                core.fail(
                     "winner",
                     f"player {winner} wins only when all of player {1 - winner}'s "
                     "camps, and not all of theirs, are destroyed (RAD-E1)",
@@ -987,31 +973,31 @@ def _check_progress(ctx: Call):
         elif len(lost) != R.N_PLAYERS:
             empty = s["deck_n"] == 0 and (s["reshuffled"] or s["discard_n"] == 0)
             if lost or not empty:
-                fail(
+                core.fail(
                     "winner",
                     "a drawn game needs both sides' camps destroyed or the deck "
                     "spent after its one reshuffle (RAD-E2)",
                 )
     elif lost:
-        fail("terminated", f"player {lost[0]} has no camp left, so the game is over (RAD-E1)")
+        core.fail("terminated", f"player {lost[0]} has no camp left, so the game is over (RAD-E1)")
 
-    score = read_final_score(ctx.snap["score"], phase == R.PHASE_OVER, R.N_PLAYERS, 0, R.COLS)
+    score = core.read_final_score(ctx.snap["score"], phase == R.PHASE_OVER, R.N_PLAYERS, 0, R.COLS)
     if score is not None:
         want = [_camps_left(s, p) for p in range(R.N_PLAYERS)]
         if score != want:
-            fail("score", f"the score counts undestroyed camps: expected {want}, got {score}")
+            core.fail("score", f"the score counts undestroyed camps: expected {want}, got {score}")
         s["score"][:] = score
 
 
 def _check_draft_phase(s, kept0: int, kept1: int):
     # RAD-S3: player 0 keeps 3, then player 1; nothing else has happened yet
     if kept0 == 3 and kept1 == 3:
-        fail("phase", "both players kept 3 camps, so the draft is over")
+        core.fail("phase", "both players kept 3 camps, so the draft is over")
     if kept0 < 3 and kept1 > 0:
-        fail("draft.kept", "player 1 keeps camps only after player 0 has kept 3")
+        core.fail("draft.kept", "player 1 keeps camps only after player 0 has kept 3")
     expected = 0 if kept0 < 3 else 1
     if int(s["current_player"]) != expected:
-        fail("current_player", f"player {expected} is keeping camps now")
+        core.fail("current_player", f"player {expected} is keeping camps now")
     quiet = (
         s["hand"].sum() == 0
         and s["discard_n"] == 0
@@ -1029,7 +1015,7 @@ def _check_draft_phase(s, kept0: int, kept1: int):
         and s["juggernaut_moves"].sum() == 0
     )
     if not quiet:
-        fail("phase", "during the draft no card is drawn or played and no turn has started")
+        core.fail("phase", "during the draft no card is drawn or played and no turn has started")
 
 
 def _top_op(s) -> tuple[int, int]:
@@ -1052,17 +1038,17 @@ def _check_pending(states):
     s = states[0]
     d = int(s["depth"]) - 1
     if s["fr_pc"][d] >= s["fr_end"][d]:
-        fail(f"vm.frames[{d}]", "the running frame has finished (pc == end); it cannot wait")
+        core.fail(f"vm.frames[{d}]", "the running frame has finished (pc == end); it cannot wait")
     mask = np.zeros(R.NUM_ACTIONS, np.int8)
     decider = int(R.pending_mask_into(states, 0, mask))
     if decider < 0:
-        fail(
+        core.fail(
             f"vm.frames[{d}]",
             f"the running step (stage {int(s['fr_stage'][d])}) cannot be waiting for a "
             "decision in this position: it has no choice to offer there",
         )
     if decider != int(s["current_player"]):
-        fail(
+        core.fail(
             "pending.decider",
             f"player {decider} decides this step, not player {int(s['current_player'])}",
         )
@@ -1070,7 +1056,7 @@ def _check_pending(states):
         want = [ACTION_LABELS[a] for a in np.flatnonzero(mask)]
         extra = [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"] & ~mask)]
         missing = [ACTION_LABELS[a] for a in np.flatnonzero(mask & ~s["pend_mask"])]
-        fail(
+        core.fail(
             "pending.options",
             f"the rules give exactly {_short_list(want)} here"
             + (f"; not legal: {_short_list(extra)}" if extra else "")
@@ -1103,20 +1089,20 @@ def _check_stack(s):
         if prog == R.INTERNAL:
             op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
             if op not in _INTERNAL_RUN:
-                fail(
+                core.fail(
                     f"{path}.internal",
                     "the kernel runs only play_person, resolve_event and gain_punk as steps "
                     f"of their own, not {INTERNAL_OPS[op]!r}",
                 )
             if op == _OP["GAIN_PUNK"] and arg != 0:
-                fail(f"{path}.arg", "gain_punk takes no argument (0)")
+                core.fail(f"{path}.arg", "gain_punk takes no argument (0)")
         else:
             op = int(R.CODE[prog, pc, 0]) if pc < end else -1
             arg = int(R.CODE[prog, pc, 1]) if pc < end else 0
         if pc >= end:
             op = -1
         if op < 0 and (stage or aux):
-            fail(path, "a finished frame keeps no stage or count")
+            core.fail(path, "a finished frame keeps no stage or count")
         if d < depth - 1:
             # below the top a frame waits for the one above it: fresh (stage 0), or a
             # borrowed ability running (Mimic/Adrenaline stage 2, Parachute Base 3..4)
@@ -1124,7 +1110,7 @@ def _check_stack(s):
             resting |= op in (_OP["MIMIC"], _OP["ADRENALINE"]) and stage == 2
             resting |= op == _OP["PARACHUTE"] and stage in (3, 4)
             if not resting:
-                fail(f"{path}.stage", f"a frame below the top cannot rest at stage {stage}")
+                core.fail(f"{path}.stage", f"a frame below the top cannot rest at stage {stage}")
         _check_aux(s, d, path, op, arg, stage, aux, owner)
         _check_source(s, d, path, prog, owner)
 
@@ -1137,36 +1123,38 @@ def _check_source(s, d: int, path: str, prog: int, owner: int):
         camp = _CAMP_OF_PROGRAM[prog]
         homes = [owner * R.COLS + c + 1 for c in range(R.COLS) if s["camp"][owner, c] == camp]
         if src not in homes:
-            fail(f"{path}.source_uid", f"a {CAMP_NAMES[camp]} ability runs for that camp")
+            core.fail(f"{path}.source_uid", f"a {CAMP_NAMES[camp]} ability runs for that camp")
     elif prog in _PERSON_PROGRAMS:
         if src < FIRST_PERSON_UID:
-            fail(f"{path}.source_uid", "a person's program runs for a person (uid 7 and up)")
+            core.fail(f"{path}.source_uid", "a person's program runs for a person (uid 7 and up)")
     elif src != 0:
-        fail(f"{path}.source_uid", "events, junk effects, Raiders and internal steps have none")
+        core.fail(
+            f"{path}.source_uid", "events, junk effects, Raiders and internal steps have none"
+        )
 
 
 def _check_aux(s, d: int, path: str, op: int, arg: int, stage: int, aux: int, owner: int):
     if op == _OP["PARACHUTE"]:
         if stage == 0:
             if aux:
-                fail(f"{path}.aux", "Parachute Base picks its person first (aux 0)")
+                core.fail(f"{path}.aux", "Parachute Base picks its person first (aux 0)")
             return
         if aux >= D.N_PERSON_TYPES:
-            fail(f"{path}.aux", f"Parachute Base's person is card type {aux}, not a person")
+            core.fail(f"{path}.aux", f"Parachute Base's person is card type {aux}, not a person")
         if stage <= 2 and s["hand"][owner, aux] <= 0:
-            fail(f"{path}.aux", f"{CARD_NAMES[aux]!r} is not in player {owner}'s hand")
+            core.fail(f"{path}.aux", f"{CARD_NAMES[aux]!r} is not in player {owner}'s hand")
         if stage >= 3:
             _check_that(s, d, path, aux)
         return
     if op in (_OP["MIMIC"], _OP["ADRENALINE"]) and stage == 1:
         _check_that(s, d, path, None)
     if op == R.I_PLAY and s["hand"][owner, arg] <= 0:
-        fail(path, f"playing {CARD_NAMES[arg]!r}, which is not in player {owner}'s hand")
+        core.fail(path, f"playing {CARD_NAMES[arg]!r}, which is not in player {owner}'s hand")
     if op in (_OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"]) and d == int(s["depth"]) - 1:
         drawn = Counter(int(t) for t in s["revealed"][: int(s["revealed_n"])])
         for t, n in drawn.items():
             if s["hand"][owner, t] < n:
-                fail("vm.revealed", f"the drawn {CARD_NAMES[t]!r} is not in the hand")
+                core.fail("vm.revealed", f"the drawn {CARD_NAMES[t]!r} is not in the hand")
     limits = {
         _OP["MERCENARY"]: 1,
         _OP["DISCARD_HAND"]: max(arg - 1, 0),
@@ -1174,7 +1162,7 @@ def _check_aux(s, d: int, path: str, op: int, arg: int, stage: int, aux: int, ow
         _OP["REARRANGE"]: R.MAX_REARRANGE - 1,
     }
     if aux > limits.get(op, 0):
-        fail(f"{path}.aux", f"this step counts at most {limits.get(op, 0)}, got {aux}")
+        core.fail(f"{path}.aux", f"this step counts at most {limits.get(op, 0)}, got {aux}")
 
 
 def _check_that(s, d: int, path: str, person_type):
@@ -1187,10 +1175,10 @@ def _check_that(s, d: int, path: str, person_type):
                     if person_type is not None and (
                         s["ent_punk"][p, c, i] or s["ent_type"][p, c, i] != person_type
                     ):
-                        fail(f"{path}.that_uid", "is not the person Parachute Base dropped")
+                        core.fail(f"{path}.that_uid", "is not the person Parachute Base dropped")
                     return
     if person_type is None or uid < FIRST_PERSON_UID:
-        fail(f"{path}.that_uid", f"uid {uid} is not a person in play")
+        core.fail(f"{path}.that_uid", f"uid {uid} is not a person in play")
 
 
 def _check_lifted(s):
@@ -1198,89 +1186,93 @@ def _check_lifted(s):
     op, d = _top_op(s)
     mid_move = op == _OP["REARRANGE"] and s["fr_stage"][d] == 1
     if mid_move and s["lift_uid"] == 0:
-        fail("vm.lifted", "High Ground is moving a person, so vm.lifted names it")
+        core.fail("vm.lifted", "High Ground is moving a person, so vm.lifted names it")
     if not mid_move and s["lift_uid"] != 0:
-        fail("vm.lifted", "a person is lifted only while High Ground moves it")
+        core.fail("vm.lifted", "a person is lifted only while High Ground moves it")
 
 
 # ---- the field table -------------------------------------------------------------------------
 
 
-def _hand_dict(ctx: Call, p: int) -> dict:
+def _hand_dict(ctx: core.Call, p: int) -> dict:
     hand = ctx.s["hand"][p]
     return {CARD_NAMES[t]: int(hand[t]) for t in range(R.N_DT) if hand[t]}
 
 
 PLAYER = (
-    Custom("columns", _columns),
-    Custom("hand", _hand_dict),
-    Bool("silo_in_hand"),
-    Custom("queue", lambda ctx, p: [_queue_name(int(q)) for q in ctx.s["queue"][p]]),
-    Int("entered_this_turn", hi=R.ENTERED_CAP, what="count"),
-    Bool("raiders_resolved"),
-    Bool("high_ground"),
-    Int("juggernaut_moves", hi=2, what="moves"),
+    core.Custom("columns", _columns),
+    core.Custom("hand", _hand_dict),
+    core.Bool("silo_in_hand"),
+    core.Custom("queue", lambda ctx, p: [_queue_name(int(q)) for q in ctx.s["queue"][p]]),
+    core.Int("entered_this_turn", hi=R.ENTERED_CAP, what="count"),
+    core.Bool("raiders_resolved"),
+    core.Bool("high_ground"),
+    core.Int("juggernaut_moves", hi=2, what="moves"),
 )
 PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
 _LAST_PLAYER_FLAGS = ("entered_this_turn", "raiders_resolved", "high_ground")
 _SEAT = {"hi": R.N_PLAYERS - 1, "what": "player index"}
 TABLE = (
-    Obj(
+    core.Obj(
         "options",
         (
             # RAD-I8: 3 (the seed's reading) or 2 (the printed card)
-            Int("raiders_slot", "opt_raiders_slot", lo=2, hi=3, what="Raiders slot"),
-            Name("vera_vosh", "opt_vera", names=VERA_READINGS, what="reading"),
-            Name("zeto_khan", "opt_zeto", names=ZETO_READINGS, what="reading"),
+            core.Int("raiders_slot", "opt_raiders_slot", lo=2, hi=3, what="Raiders slot"),
+            core.Name("vera_vosh", "opt_vera", names=VERA_READINGS, what="reading"),
+            core.Name("zeto_khan", "opt_zeto", names=ZETO_READINGS, what="reading"),
             # not a record field: the offers show it, and the draft is read against it
-            Custom("first_game_camps", _first_game, lambda v, path, ctx: read_bool(v, path)),
+            core.Custom(
+                "first_game_camps", _first_game, lambda v, path, ctx: core.read_bool(v, path)
+            ),
         ),
     ),
-    Name("phase", names=R.PHASE_NAMES),
-    Int("current_player", **_SEAT),
-    Int("turn_player", **_SEAT),
-    Int("first_player", **_SEAT),
-    Int("turn_count"),
-    Int("step_count", hi=R.STEP_CAP, what="step count"),
-    Bool("terminated"),
-    Bool("truncated"),
-    Int("winner", **_SEAT, null=-1),
-    Custom(
+    core.Name("phase", names=R.PHASE_NAMES),
+    core.Int("current_player", **_SEAT),
+    core.Int("turn_player", **_SEAT),
+    core.Int("first_player", **_SEAT),
+    core.Int("turn_count"),
+    core.Int("step_count", hi=R.STEP_CAP, what="step count"),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", **_SEAT, null=-1),
+    core.Custom(
         "score",
         lambda ctx: [int(v) for v in ctx.s["score"]] if ctx.s["phase"] == R.PHASE_OVER else None,
     ),
-    Custom("draft", _draft_dict),
-    Custom("players", lambda ctx: [write_table(PLAYER, ctx, (p,)) for p in range(R.N_PLAYERS)]),
-    Custom(
+    core.Custom("draft", _draft_dict),
+    core.Custom(
+        "players", lambda ctx: [core.write_table(PLAYER, ctx, (p,)) for p in range(R.N_PLAYERS)]
+    ),
+    core.Custom(
         "deck",
         lambda ctx: [CARD_NAMES[int(t)] for t in ctx.s["deck"][: int(ctx.s["deck_n"])][::-1]],
     ),
-    Custom(
+    core.Custom(
         "discard",
         lambda ctx: [CARD_NAMES[int(t)] for t in ctx.s["discard"][: int(ctx.s["discard_n"])]],
     ),
-    Bool("reshuffled"),
-    Int("water", hi=MAX_WATER, what="water"),
-    Bool("first_turn_done"),
-    Bool("in_events_phase"),
-    Bool("event_resolved"),
-    Bool("zeto_used"),
-    Bool("vera_used"),
-    Int("next_uid", lo=FIRST_PERSON_UID, hi=MAX_UID, what="next uid"),
-    Custom("vm", _vm_dict),
-    Custom("pending", _pending_dict),
-    Custom("leftovers", lambda ctx: _leftovers(ctx.s)),
-    RNG,
+    core.Bool("reshuffled"),
+    core.Int("water", hi=MAX_WATER, what="water"),
+    core.Bool("first_turn_done"),
+    core.Bool("in_events_phase"),
+    core.Bool("event_resolved"),
+    core.Bool("zeto_used"),
+    core.Bool("vera_used"),
+    core.Int("next_uid", lo=FIRST_PERSON_UID, hi=MAX_UID, what="next uid"),
+    core.Custom("vm", _vm_dict),
+    core.Custom("pending", _pending_dict),
+    core.Custom("leftovers", lambda ctx: _leftovers(ctx.s)),
+    core.RNG,
 )
 TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 
 
-def _check_decision(ctx: Call):
+def _check_decision(ctx: core.Call):
     if int(ctx.s["phase"]) == R.PHASE_DECISION:
         _check_pending(ctx.states)
 
 
-CODEC = Codec(
+CODEC = core.Codec(
     GAME_NAME,
     SNAPSHOT_VERSION,
     R.STATE_DTYPE,
@@ -1421,7 +1413,7 @@ def _choose_text(s, k: int, op: int, d: int) -> str:
 def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in game ``g``'s position, e.g. ``"use Sniper (col 2, front) ability
     1"`` or ``"target opponent's Railgun (col 1)"``. Sides are seen from the decider."""
-    a = action_index(action, R.NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     me = int(s["current_player"])
     if a < R.A_PLAY_PERSON:
