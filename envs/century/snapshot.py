@@ -167,7 +167,6 @@ TABLE = (
     core.Custom("score", _score),
     core.RNG,
 )
-TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
 
 
@@ -487,32 +486,28 @@ def _read_pending(raw, s) -> int | None:
     return R.PHASE_NAMES.index(kind)
 
 
-CODEC = core.Codec(
-    GAME_NAME,
-    SNAPSHOT_VERSION,
-    R.STATE_DTYPE,
-    TABLE,
-    (
-        "num_players",
-        "first_player",
-        "current_player",
-        "phase",
-        "turn_count",
-        "step_count",
-        "end_triggered",
-        "terminated",
-        "truncated",
-        "winner",
-        "rng",
-        "coins",
-        _read_players,
-        _read_market,
-        _read_points,
-        _check_progress,
-    ),
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "num_players",
+    "first_player",
+    "current_player",
+    "phase",
+    "turn_count",
+    "step_count",
+    "end_triggered",
+    "terminated",
+    "truncated",
+    "winner",
+    "rng",
+    "coins",
+    _read_players,
+    _read_market,
+    _read_points,
+    _check_progress,
 )
-to_dict = CODEC.to_dict
-from_dict = CODEC.from_dict
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names and board ------------------------------------------------------------------

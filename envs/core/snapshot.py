@@ -12,7 +12,7 @@ A codec declares its snapshot as a table of fields, in the order the JSON object
   reads it in one of its steps.
 
 ``Codec`` then does the round trip the same way for every game. ``to_dict``: the game's
-``representable`` check on the raw record, then the table written in order. ``from_dict``: the
+``writable`` check on the raw record, then the table written in order. ``from_dict``: the
 top-level object checked against the table's keys, a zeroed record (``blank`` fields -1), then
 the game's ``order``: table keys read by their entry, and the game's own steps (readers of its
 custom values and the semantic checks of its rules) at their place between them. Every error is
@@ -169,7 +169,7 @@ class Bool(Field):
 class Name(Field):
     """A code written as its name: ``names`` is a sequence (code = index) or a dict
     {code: name}; JSON ``null`` stands for a negative code when ``nullable``. With ``strict``
-    a code without a name is refused when writing (else the game's representable check has
+    a code without a name is refused when writing (else the game's writable check has
     vetted it)."""
 
     __slots__ = ("names", "codes", "what", "nullable", "strict")
@@ -339,6 +339,8 @@ class Codec:
     ``"game"``, ``"version"`` and ``"rng"`` by the codec) or a step ``f(c)``. Every key of the
     table is either in ``order`` or a ``Custom`` read by a step. ``table`` follows ``"game"``
     and ``"version"`` in the JSON object and places ``RNG`` where the game lists it.
+    ``blank`` names the record fields that start at -1 (``init_game``'s value where a snapshot
+    fills them only in part); ``writable(s)`` refuses a raw record no snapshot can spell.
     """
 
     def __init__(
@@ -348,9 +350,8 @@ class Codec:
         dtype,
         table,
         order,
-        *,
-        representable=None,
         blank=(),
+        writable=None,
     ):
         self.game, self.version, self.dtype = game, version, dtype
         self.table = (Custom("game", lambda c: game), Custom("version", lambda c: version), *table)
@@ -358,7 +359,7 @@ class Codec:
         self.entries = {entry.key: entry for entry in self.table}
         assert len(self.entries) == len(self.keys), "a key is declared twice"
         assert self.entries.get("rng") is RNG, "the table places RNG"
-        self.representable = representable
+        self.writable = writable
         self.blank = tuple(blank)
         steps = []
         for step in ("game", "version", *order):
@@ -400,8 +401,8 @@ class Codec:
     def to_dict(self, states: np.ndarray, g: int) -> dict:
         """A JSON-safe, readable snapshot of game ``g`` that ``from_dict`` rebuilds exactly."""
         c = Call(states, g)
-        if self.representable is not None:
-            self.representable(c.s)
+        if self.writable is not None:
+            self.writable(c.s)
         return write_table(self.table, c)
 
     def from_dict(self, snapshot: dict) -> np.ndarray:

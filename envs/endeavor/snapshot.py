@@ -145,7 +145,7 @@ def _check_pile(cards, count, name: str, hi: int):
         core.refuse(f"{name} holds cards past its count")
 
 
-def _check_representable(s):
+def _writable(s):
     """Refuse a record whose values have no spelling in a snapshot (only a record that no
     game reaches fails here; from_dict checks the rules)."""
     n = int(s["num_players"])
@@ -945,65 +945,59 @@ TABLE = (
     ),
     core.Custom("pending", _pending_dict),
 )
-TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 
-CODEC = core.Codec(
-    GAME_NAME,
-    SNAPSHOT_VERSION,
-    R.STATE_DTYPE,
-    TABLE,
-    (
-        "num_players",
-        "rng",
-        "step_count",
-        "round",
-        "phase",
-        "sub_step",
-        "first_player",
-        "order",
-        "exec_order",
-        "exec_index",
-        "pick_index",
-        "terminated",
-        "truncated",
-        lambda c: core.check_stop(c, R.STEP_CAP, both="truncated", over=R.PH_OVER),
-        "winner",
-        "winners",
-        _read_players,
-        _read_regions,
-        _read_piles,
-        lambda c: c.places.check_all_placed(),
-        "execution",
-        _read_pending,
-        lambda c: _check_players(c.s, c.n),
-        lambda c: _check_regions(c.s, c.n),
-        lambda c: _check_phase(c.s, c.n),
-        lambda c: _check_goods(c.s, c.n),
-        lambda c: _check_end(c.states, c.n),
-        lambda c: _check_legal(c.states),
-    ),
-    representable=_check_representable,
-    # The values init_game gives the fields a snapshot fills only in part.
-    blank=(
-        "winner",
-        "current_player",
-        "role",
-        "board_id",
-        "role_deck",
-        "order",
-        "exec_order",
-        "region_deck",
-        "slot_city",
-        "slot_owner",
-        "empire_deck",
-        "empire_market",
-        "building_deck",
-        "building_market",
-        "gov_slot",
-    ),
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "num_players",
+    "rng",
+    "step_count",
+    "round",
+    "phase",
+    "sub_step",
+    "first_player",
+    "order",
+    "exec_order",
+    "exec_index",
+    "pick_index",
+    "terminated",
+    "truncated",
+    lambda c: core.check_stop(c, R.STEP_CAP, both="truncated", over=R.PH_OVER),
+    "winner",
+    "winners",
+    _read_players,
+    _read_regions,
+    _read_piles,
+    lambda c: c.places.check_all_placed(),
+    "execution",
+    _read_pending,
+    lambda c: _check_players(c.s, c.n),
+    lambda c: _check_regions(c.s, c.n),
+    lambda c: _check_phase(c.s, c.n),
+    lambda c: _check_goods(c.s, c.n),
+    lambda c: _check_end(c.states, c.n),
+    lambda c: _check_legal(c.states),
 )
-to_dict = CODEC.to_dict
-from_dict = CODEC.from_dict
+# The values init_game gives the fields a snapshot fills only in part.
+BLANK = (
+    "winner",
+    "current_player",
+    "role",
+    "board_id",
+    "role_deck",
+    "order",
+    "exec_order",
+    "region_deck",
+    "slot_city",
+    "slot_owner",
+    "empire_deck",
+    "empire_market",
+    "building_deck",
+    "building_market",
+    "gov_slot",
+)
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ, BLANK, _writable)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names ----------------------------------------------------------------------------

@@ -281,7 +281,7 @@ def _raw_frames(s, first: int) -> list[list[int]]:
     return rows[: used[-1] + 1 if used.size else 0].tolist()
 
 
-def _check_representable(s):
+def _writable(s):
     """Refuse a record whose unwritten fields are not what ``from_dict`` rebuilds (only a
     corrupted record fails here)."""
     n = int(s["num_players"])
@@ -1120,49 +1120,43 @@ TABLE = (
     core.Custom("leftovers", lambda c: {"frames": _raw_frames(c.s, int(c.s["depth"]))}),
     core.RNG,
 )
-TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 
-CODEC = core.Codec(
-    GAME_NAME,
-    SNAPSHOT_VERSION,
-    R.STATE_DTYPE,
-    TABLE,
-    (
-        "num_players",
-        lambda c: c.s.__setitem__("seats", seats_for(c.n)),
-        "options",
-        "rng",
-        "first_player",
-        "turn_player",
-        "turn_count",
-        "step_count",
-        "plays_this_turn",
-        "terminated",
-        "truncated",
-        lambda c: core.check_stop(c, R.STEP_CAP, both="truncated"),
-        "winner",
-        _read_board,
-        "tucked",
-        _read_players,
-        _read_rugwort,
-        _read_stack,
-        _read_workers,
-        _read_pending,
-        lambda c: _check_cards(c.s, c.n),
-        lambda c: _check_end(c.s, c.n),
-        lambda c: _check_frames(c.s, c.n),
-        lambda c: _check_pending(c.states, c.n),
-    ),
-    representable=_check_representable,
-    # The values init_game gives the fields a snapshot fills only in part.
-    blank=(
-        *("deck", "discard", "meadow", "city", "city_jail", "wloc", "forest"),
-        *("revealed", "event_owner", "winner", "current_player", "answer"),
-        *("rug_forest", "rug_basic", "rug_journey"),
-    ),
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "num_players",
+    lambda c: c.s.__setitem__("seats", seats_for(c.n)),
+    "options",
+    "rng",
+    "first_player",
+    "turn_player",
+    "turn_count",
+    "step_count",
+    "plays_this_turn",
+    "terminated",
+    "truncated",
+    lambda c: core.check_stop(c, R.STEP_CAP, both="truncated"),
+    "winner",
+    _read_board,
+    "tucked",
+    _read_players,
+    _read_rugwort,
+    _read_stack,
+    _read_workers,
+    _read_pending,
+    lambda c: _check_cards(c.s, c.n),
+    lambda c: _check_end(c.s, c.n),
+    lambda c: _check_frames(c.s, c.n),
+    lambda c: _check_pending(c.states, c.n),
 )
-to_dict = CODEC.to_dict
-from_dict = CODEC.from_dict
+# The values init_game gives the fields a snapshot fills only in part.
+BLANK = (
+    *("deck", "discard", "meadow", "city", "city_jail", "wloc", "forest"),
+    *("revealed", "event_owner", "winner", "current_player", "answer"),
+    *("rug_forest", "rug_basic", "rug_journey"),
+)
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ, BLANK, _writable)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names ----------------------------------------------------------------------------

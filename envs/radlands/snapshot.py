@@ -203,7 +203,7 @@ _DECISION_FIRST = R.A_TARGET  # decisions use TARGET .. SKIP only
 # ---- to_dict ---------------------------------------------------------------------------------
 
 
-def _check_representable(s):
+def _writable(s):
     """Refuse records that the snapshot cannot spell or whose derived fields ``from_dict``
     would rebuild differently (only a corrupted record fails here)."""
     if int(s["num_players"]) != R.N_PLAYERS:
@@ -1264,7 +1264,6 @@ TABLE = (
     core.Custom("leftovers", lambda ctx: _leftovers(ctx.s)),
     core.RNG,
 )
-TOP_KEYS = ("game", "version") + tuple(entry.key for entry in TABLE)
 
 
 def _check_decision(ctx: core.Call):
@@ -1272,47 +1271,42 @@ def _check_decision(ctx: core.Call):
         _check_pending(ctx.states)
 
 
-CODEC = core.Codec(
-    GAME_NAME,
-    SNAPSHOT_VERSION,
-    R.STATE_DTYPE,
-    TABLE,
-    (
-        "rng",
-        lambda ctx: ctx.s.__setitem__("num_players", R.N_PLAYERS),
-        "options",
-        "phase",
-        "current_player",
-        "turn_player",
-        "first_player",
-        "turn_count",
-        "step_count",
-        "terminated",
-        "truncated",
-        "winner",
-        "water",
-        "reshuffled",
-        "first_turn_done",
-        "in_events_phase",
-        "event_resolved",
-        "zeto_used",
-        "vera_used",
-        _check_vera_turn,
-        "next_uid",
-        _read_draft,
-        _read_players,
-        _read_piles,
-        _read_vm,
-        _read_leftovers,
-        _check_cards,
-        _check_progress,
-        lambda ctx: _check_stack(ctx.s),
-        _check_decision,
-    ),
-    representable=_check_representable,
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "rng",
+    lambda ctx: ctx.s.__setitem__("num_players", R.N_PLAYERS),
+    "options",
+    "phase",
+    "current_player",
+    "turn_player",
+    "first_player",
+    "turn_count",
+    "step_count",
+    "terminated",
+    "truncated",
+    "winner",
+    "water",
+    "reshuffled",
+    "first_turn_done",
+    "in_events_phase",
+    "event_resolved",
+    "zeto_used",
+    "vera_used",
+    _check_vera_turn,
+    "next_uid",
+    _read_draft,
+    _read_players,
+    _read_piles,
+    _read_vm,
+    _read_leftovers,
+    _check_cards,
+    _check_progress,
+    lambda ctx: _check_stack(ctx.s),
+    _check_decision,
 )
-to_dict = CODEC.to_dict
-from_dict = CODEC.from_dict
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ, (), _writable)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names ------------------------------------------------------------------------------
