@@ -247,74 +247,79 @@ def _read_players(c: core.Call):
     c.owned, c.claimed = set(c.merchant_places), set(c.point_places)
 
 
-def _read_market(c: core.Call):
-    """Market, face-down deck and dealt cards (CSR-S4, CSR-A3)."""
-    snap, s, places = c.snap, c.s, c.merchant_places
-    s["market"][:] = -1
-    for k, raw in enumerate(core.read_list(snap["market"], "market", R.MARKET_SIZE)):
-        if raw is None:
-            continue
-        path = f"market[{k}]"
-        entry = core.read_obj(raw, path, ("card", "cubes"))
-        t = _merchant(entry["card"], f"{path}.card", market_only=True)
-        _place(places, t, f"market slot {k + 1}", entry["card"], "market")
-        s["market"][k] = t
-        s["market_cubes"][k] = _cubes(entry["cubes"], f"{path}.cubes", MAX_MARKET_CUBES)
-    rest = []
-    for i, name in enumerate(core.read_list(snap["merchant_deck"], "merchant_deck")):
-        t = _merchant(name, f"merchant_deck[{i}]", market_only=True)
-        _place(places, t, f"merchant_deck[{i}]", name, "market")
-        rest.append(t)
-    missing = [D.MERCHANT_NAMES[t] for t in D.DECK_TYPES if t not in places]
-    if missing:
-        raise SnapshotError(
-            f"market cards missing: {missing}; each of the {R.N_DECK} market cards must be in "
-            "exactly one place among merchant_deck, market and the players' hand/played"
-        )
-    dealt = [
-        _merchant(name, f"merchant_dealt[{i}]", market_only=True)
-        for i, name in enumerate(core.read_list(snap["merchant_dealt"], "merchant_dealt"))
-    ]
-    _check_dealt(dealt, rest, c.owned, s["market"], "merchant", D.MERCHANT_NAMES)
-    s["merchant_deck"] = dealt + rest
-    s["merchant_deck_top"] = len(dealt)
+def _read_cubes_entry(entry, path: str, s, k: int):
+    s["market_cubes"][k] = _cubes(entry["cubes"], f"{path}.cubes", MAX_MARKET_CUBES)
 
 
-def _read_points(c: core.Call):
-    """Point row, face-down point deck and dealt point cards (CSR-S1, CSR-C2)."""
-    snap, s, places = c.snap, c.s, c.point_places
-    s["point_row"][:] = -1
-    for j, raw in enumerate(core.read_list(snap["point_row"], "point_row", R.POINT_ROW_SIZE)):
+def _read_points_entry(entry, path: str, s, k: int):
+    worth = int(D.POINT_VALUE[s["point_row"][k]])
+    if core.read_int(entry["points"], f"{path}.points", 0, _INT16_MAX) != worth:
+        core.fail(f"{path}.points", f"{entry['card']!r} is worth {worth}, not {entry['points']}")
+
+
+# The two rows of face-up cards, each dealt from its own deck: (row key, slots, the entry's
+# second key and its reader, the cards' word in messages, card reader, every card of the
+# deck, where else the cards may be).
+_ROWS = {
+    "merchant": (
+        "market",
+        R.MARKET_SIZE,
+        ("cubes", _read_cubes_entry),
+        "market",
+        lambda value, path: _merchant(value, path, market_only=True),
+        tuple(D.DECK_TYPES),
+        "the players' hand/played",
+    ),
+    "point": (
+        "point_row",
+        R.POINT_ROW_SIZE,
+        ("points", _read_points_entry),
+        "point",
+        _point,
+        tuple(range(R.N_POINT)),
+        "the players' point_cards",
+    ),
+}
+
+
+def _read_row(c: core.Call, kind: str):
+    """A face-up row, its face-down deck and the cards dealt from it: the market (CSR-S4,
+    CSR-A3) or the point row (CSR-S1, CSR-C2)."""
+    row_key, size, (extra, read_extra), word, read_card, cards, owners = _ROWS[kind]
+    names = D.MERCHANT_NAMES if kind == "merchant" else D.POINT_NAMES
+    places = c.merchant_places if kind == "merchant" else c.point_places
+    s = c.s
+    s[row_key][:] = -1
+    for k, raw in enumerate(core.read_list(c.snap[row_key], row_key, size)):
         if raw is None:
             continue
-        path = f"point_row[{j}]"
-        entry = core.read_obj(raw, path, ("card", "points"))
-        card = _point(entry["card"], f"{path}.card")
-        worth = int(D.POINT_VALUE[card])
-        if core.read_int(entry["points"], f"{path}.points", 0, _INT16_MAX) != worth:
-            core.fail(
-                f"{path}.points", f"{entry['card']!r} is worth {worth}, not {entry['points']}"
-            )
-        _place(places, card, f"point_row slot {j + 1}", entry["card"], "point")
-        s["point_row"][j] = card
+        path = f"{row_key}[{k}]"
+        entry = core.read_obj(raw, path, ("card", extra))
+        card = read_card(entry["card"], f"{path}.card")
+        s[row_key][k] = card
+        read_extra(entry, path, s, k)
+        _place(places, card, f"{row_key} slot {k + 1}", entry["card"], word)
+    deck_key = f"{kind}_deck"
     rest = []
-    for i, name in enumerate(core.read_list(snap["point_deck"], "point_deck")):
-        card = _point(name, f"point_deck[{i}]")
-        _place(places, card, f"point_deck[{i}]", name, "point")
+    for i, name in enumerate(core.read_list(c.snap[deck_key], deck_key)):
+        card = read_card(name, f"{deck_key}[{i}]")
+        _place(places, card, f"{deck_key}[{i}]", name, word)
         rest.append(card)
-    missing = [name for i, name in enumerate(D.POINT_NAMES) if i not in places]
+    missing = [names[card] for card in cards if card not in places]
     if missing:
         raise SnapshotError(
-            f"point cards missing: {missing}; each of the {R.N_POINT} point cards must be in "
-            "exactly one place among point_deck, point_row and the players' point_cards"
+            f"{word} cards missing: {missing}; each of the {len(cards)} {word} cards must be in "
+            f"exactly one place among {deck_key}, {row_key} and {owners}"
         )
+    dealt_key = f"{kind}_dealt"
     dealt = [
-        _point(name, f"point_dealt[{i}]")
-        for i, name in enumerate(core.read_list(snap["point_dealt"], "point_dealt"))
+        read_card(name, f"{dealt_key}[{i}]")
+        for i, name in enumerate(core.read_list(c.snap[dealt_key], dealt_key))
     ]
-    _check_dealt(dealt, rest, c.claimed, s["point_row"], "point", D.POINT_NAMES)
-    s["point_deck"] = dealt + rest
-    s["point_deck_top"] = len(dealt)
+    taken = c.owned if kind == "merchant" else c.claimed
+    _check_dealt(dealt, rest, taken, s[row_key], kind, names)
+    s[deck_key] = dealt + rest
+    s[f"{kind}_deck_top"] = len(dealt)
 
 
 def _check_dealt(dealt, rest, taken, row, kind, names):
@@ -501,8 +506,8 @@ READ = (
     "rng",
     "coins",
     _read_players,
-    _read_market,
-    _read_points,
+    lambda c: _read_row(c, "merchant"),
+    lambda c: _read_row(c, "point"),
     _check_progress,
 )
 CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ)
@@ -528,9 +533,8 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     if a < R.A_UPGRADE:
         j = a - R.A_CLAIM
         card = int(s["point_row"][j])
-        if card < 0:
-            return f"claim slot {j + 1} (empty)"
-        return f"claim slot {j + 1} ({D.POINT_NAMES[card]}, {int(D.POINT_VALUE[card])} pts)"
+        what = "empty" if card < 0 else f"{D.POINT_NAMES[card]}, {int(D.POINT_VALUE[card])} pts"
+        return f"claim slot {j + 1} ({what})"
     if a < R.A_STOP:
         return f"upgrade {D.COLOURS[a - R.A_UPGRADE]}"
     if a == R.A_STOP:

@@ -982,19 +982,24 @@ def _check_pending(states, n: int):
     )
 
 
+def card_piles(s, seats: int) -> tuple:
+    """The card arrays of a record (-1 where a place is empty): deck, discard pile, Meadow, the
+    cities and jails of the first ``seats`` seats, and the revealed cards."""
+    return (
+        s["deck"][: int(s["deck_n"])],
+        s["discard"][: int(s["discard_n"])],
+        s["meadow"],
+        s["city"][:seats].ravel(),
+        s["city_jail"][:seats].ravel(),
+        s["revealed"][: int(s["revealed_n"])],
+    )
+
+
 def _check_cards(s, n: int):
     """EVD-S4: the 128 cards are all somewhere, each in one place; a card being paid for sits
     only in its play task."""
     counts = np.zeros(R.NT, np.int64)
-    piles = (
-        s["deck"][: int(s["deck_n"])],
-        s["discard"][: int(s["discard_n"])],
-        s["meadow"],
-        s["city"][:n].ravel(),
-        s["city_jail"][:n].ravel(),
-        s["revealed"][: int(s["revealed_n"])],
-    )
-    for pile in piles:
+    for pile in card_piles(s, n):
         cards = pile[pile >= 0].astype(np.int64)
         counts += np.bincount(cards, minlength=R.NT)
     counts += s["hand"][:n].astype(np.int64).sum(axis=0)
@@ -1187,16 +1192,18 @@ def _whose(s, p: int, rel: int) -> str:
     return f"player {owner}'s city"
 
 
+_WORKER_SPOTS = {
+    R.W_FREE: "in hand",
+    R.W_LIMBO: "off its card",
+    R.W_RUG_INN: "on Rugwort's Inn",
+    R.W_RUG_POST: "on Rugwort's Post Office",
+}
+
+
 def _worker_text(s, p: int, w: int) -> str:
     code = int(s["wloc"][p, w])
-    if code == R.W_FREE:
-        return "in hand"
-    if code == R.W_LIMBO:
-        return "off its card"
-    if code == R.W_RUG_INN:
-        return "on Rugwort's Inn"
-    if code == R.W_RUG_POST:
-        return "on Rugwort's Post Office"
+    if code in _WORKER_SPOTS:
+        return _WORKER_SPOTS[code]
     if 0 <= code < D.N_LOCATIONS:
         return f"on {_location_name(code)}"
     if R.W_EVENT <= code < R.W_EVENT + D.N_EVENTS:

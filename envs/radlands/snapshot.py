@@ -1404,6 +1404,13 @@ def _choose_text(s, k: int, op: int, d: int) -> str:
     return f"choose option {k + 1}"
 
 
+_FIXED_ACTIONS = {
+    R.A_JUNK_SILO: "junk Water Silo (water)",
+    R.A_TAKE_SILO: "take Water Silo",
+    R.A_DRAW: "draw a card",
+}
+
+
 def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in game ``g``'s position, e.g. ``"use Sniper (col 2, front) ability
     1"`` or ``"target opponent's Railgun (col 1)"``. Sides are seen from the decider."""
@@ -1421,12 +1428,8 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
         t = a - R.A_JUNK
         junk = D.JUNK_NAMES[int(D.DECK_TYPE_JUNK[t])].replace("_", " ")
         return f"junk {CARD_NAMES[t]} ({junk})"
-    if a == R.A_JUNK_SILO:
-        return "junk Water Silo (water)"
-    if a == R.A_TAKE_SILO:
-        return "take Water Silo"
-    if a == R.A_DRAW:
-        return "draw a card"
+    if a in _FIXED_ACTIONS:
+        return _FIXED_ACTIONS[a]
     if a < R.A_END_TURN:
         k = a - R.A_USE
         c, i, slot = k // 9, (k // 3) % 3, k % 3
