@@ -591,6 +591,14 @@ def _pending_text(s) -> str:
     return "-"
 
 
+def _row_lines(title: str, row, describe) -> list[str]:
+    """A row of face-up cards, slots counted from 1 (CSR-A1); ``describe(k, card)``."""
+    lines = [title]
+    for k, card in enumerate(int(x) for x in row):
+        lines.append(f"  {k + 1}. {describe(k, card) if card >= 0 else '(empty)'}")
+    return lines
+
+
 def render(states: np.ndarray, g: int, color: bool = False) -> str:
     """A multi-line board of game ``g``; ``color=True`` adds ANSI colours."""
     s = states[g]
@@ -616,26 +624,20 @@ def render(states: np.ndarray, g: int, color: bool = False) -> str:
             coin_on[1] = f"silver ({silver_left} left)"
     elif silver_left > 0:
         coin_on = {0: f"silver ({silver_left} left)"}
-    p_top = int(s["point_deck_top"])
-    lines.append(f"Point cards ({R.N_POINT - p_top} face down):")
-    for j in range(R.POINT_ROW_SIZE):
-        card = int(s["point_row"][j])
-        if card < 0:
-            lines.append(f"  {j + 1}. (empty)")
-            continue
-        coin = f"  + {coin_on[j]}" if j in coin_on else ""
-        lines.append(f"  {j + 1}. {D.POINT_NAMES[card]:<8} {int(D.POINT_VALUE[card]):>2} pts{coin}")
 
-    m_top = int(s["merchant_deck_top"])
-    lines.append(f"Market ({R.N_DECK - m_top} face down):")
-    for k in range(R.MARKET_SIZE):
-        t = int(s["market"][k])
-        if t < 0:
-            lines.append(f"  {k + 1}. (empty)")
-            continue
+    def point(j: int, card: int) -> str:
+        coin = f"  + {coin_on[j]}" if j in coin_on else ""
+        return f"{D.POINT_NAMES[card]:<8} {int(D.POINT_VALUE[card]):>2} pts{coin}"
+
+    def merchant(k: int, t: int) -> str:
         cubes = s["market_cubes"][k]
         extra = f"  cubes {_cube_text(cubes, color)}" if cubes.sum() > 0 else ""
-        lines.append(f"  {k + 1}. {D.MERCHANT_NAMES[t]:<10}{extra}".rstrip())
+        return f"{D.MERCHANT_NAMES[t]:<10}{extra}".rstrip()
+
+    face_down = R.N_POINT - int(s["point_deck_top"])
+    lines += _row_lines(f"Point cards ({face_down} face down):", s["point_row"], point)
+    face_down = R.N_DECK - int(s["merchant_deck_top"])
+    lines += _row_lines(f"Market ({face_down} face down):", s["market"], merchant)
 
     now = np.zeros(R.MAX_PLAYERS, np.int16)
     R.final_scores_into(s, now)
