@@ -27,6 +27,11 @@ def positions(game: str) -> list:
     return case(game).sample()
 
 
+def positions_fixture(game: str):
+    """A module fixture ``positions``: the sampled positions of ``game``."""
+    return pytest.fixture(scope="module", name="positions")(lambda: positions(game))
+
+
 @functools.cache
 def truncated(game: str) -> list:
     """Positions of ``game`` cut off at the step cap."""
@@ -37,6 +42,63 @@ def truncated(game: str) -> list:
 def bases(game: str) -> dict:
     """Valid snapshots of ``game`` by name, the starting points of the corrupt inputs."""
     return case(game).bases(positions(game), truncated(game))
+
+
+# What a case module may leave out.
+DEFAULTS = {
+    "named_positions": lambda positions, truncated: positions + truncated,
+    "check_names": lambda states, names: None,
+    "WRITES_EVERY_FIELD": None,
+}
+
+
+def hook(game: str, name: str):
+    """The case module's ``name``, or its default."""
+    return getattr(case(game), name, DEFAULTS.get(name))
+
+
+def play_and_sample(starts, over, keep, rng, stop_at_end=False) -> list:
+    """Play each game of ``starts`` ((states, step) pairs, ``step(states, rng)``) to its end:
+    copies of its opening, its end and the positions ``keep(states)`` picks after a step
+    (with ``stop_at_end``, not the step that ends the game)."""
+    positions = []
+    for states, step in starts:
+        positions.append(states.copy())
+        while not over(states):
+            step(states, rng)
+            if stop_at_end and over(states):
+                break
+            if keep(states):
+                positions.append(states.copy())
+        positions.append(states.copy())
+    return positions
+
+
+def true_keys(flags: dict) -> set:
+    """The names whose flag is true (the features a sampled position shows)."""
+    return {name for name, flag in flags.items() if flag}
+
+
+def over_never(states) -> bool:
+    return False
+
+
+def cut_at_step_cap(rules, positions, stride, step, over, skip=over_never, drop_ended=False):
+    """Every ``stride``-th position still running (and not ``skip``) pushed to one step below
+    the step cap, then one more step: the game is cut off there, or ends by its rules on that
+    very step (left out with ``drop_ended``)."""
+    rng = np.random.default_rng(3)
+    out = []
+    for states in positions[::stride]:
+        if over(states) or skip(states):
+            continue
+        cut = states.copy()
+        cut[0]["step_count"] = rules.STEP_CAP - 1
+        step(cut, rng)
+        assert cut[0]["truncated"] == 1 or cut[0]["terminated"] == 1
+        if not (drop_ended and cut[0]["terminated"]):
+            out.append(cut)
+    return out
 
 
 def first(states_list, predicate):

@@ -9,20 +9,17 @@ import snapshot_helpers as H
 from snapshot_cases.century import new_game
 
 from meeple_gym.century import rules as R
+from meeple_gym.century import snapshot as codec
 from meeple_gym.century.data import COLOURS, MERCHANT_NAMES, POINT_NAMES, POINT_VALUE
-from meeple_gym.century.snapshot import action_to_string, from_dict, render, to_dict
 from meeple_gym.core.errors import SnapshotError
 
-
-@pytest.fixture(scope="module")
-def positions():
-    return H.positions("century")
+positions = H.positions_fixture("century")
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_opening_snapshot_reads_like_the_setup_rules(num_players):
     states = new_game(num_players, 42 + num_players)
-    snap = to_dict(states, 0)
+    snap = codec.to_dict(states, 0)
     assert snap["game"] == "century" and snap["version"] == 1
     assert snap["phase"] == "main" and snap["pending"] is None
     assert snap["score"] is None and snap["winner"] is None
@@ -50,7 +47,7 @@ def test_sub_decision_snapshots_name_the_card_and_counts():
     # Play "U2" at the opening (CSR-P3): the snapshot names the card and both upgrades left.
     states = new_game(3, 5)
     R.apply_action(states, 0, R.A_PLAY + MERCHANT_NAMES.index("U2"))
-    snap = to_dict(states, 0)
+    snap = codec.to_dict(states, 0)
     assert snap["phase"] == "upgrade"
     assert snap["pending"] == {"phase": "upgrade", "card": "U2", "upgrades_left": 2}
     player = snap["players"][snap["current_player"]]
@@ -58,59 +55,59 @@ def test_sub_decision_snapshots_name_the_card_and_counts():
     # Acquire slot 3 (CSR-A1): two cubes owed, none placed yet.
     states = new_game(3, 5)
     R.apply_action(states, 0, R.A_ACQUIRE + 2)
-    assert to_dict(states, 0)["pending"] == {"phase": "pay", "slot": 3, "paid": 0}
+    assert codec.to_dict(states, 0)["pending"] == {"phase": "pay", "slot": 3, "paid": 0}
     R.apply_action(states, 0, R.A_PLACE + R.YELLOW)
-    snap = to_dict(states, 0)
+    snap = codec.to_dict(states, 0)
     assert snap["pending"] == {"phase": "pay", "slot": 3, "paid": 1}
     assert snap["market"][0]["cubes"] == {"yellow": 1, "red": 0, "green": 0, "brown": 0}
 
 
 def test_finished_game_checks_score_and_winner(positions):
     finished = next(p for p in positions if p[0]["terminated"] == 1)
-    snap = to_dict(finished, 0)
+    snap = codec.to_dict(finished, 0)
     bad_score = copy.deepcopy(snap)
     bad_score["score"][0] += 1
     with pytest.raises(SnapshotError, match="CSR-E2"):
-        from_dict(bad_score)
+        codec.from_dict(bad_score)
     bad_winner = copy.deepcopy(snap)
     bad_winner["winner"] = (snap["winner"] + 1) % snap["num_players"]
     with pytest.raises(SnapshotError, match="winner"):
-        from_dict(bad_winner)
+        codec.from_dict(bad_winner)
     no_score = copy.deepcopy(snap)
     no_score["score"] = None
     with pytest.raises(SnapshotError, match="final score"):
-        from_dict(no_score)
+        codec.from_dict(no_score)
 
 
 def test_action_names_describe_the_position():
     states = new_game(4, 9)
     s = states[0]
     for t, name in enumerate(MERCHANT_NAMES):
-        assert action_to_string(states, 0, R.A_PLAY + t) == f"play {name}"
+        assert codec.action_to_string(states, 0, R.A_PLAY + t) == f"play {name}"
     for k in range(R.MARKET_SIZE):  # CSR-A1: slots counted from 1 at the left
-        text = action_to_string(states, 0, R.A_ACQUIRE + k)
+        text = codec.action_to_string(states, 0, R.A_ACQUIRE + k)
         assert text == f"acquire slot {k + 1} ({MERCHANT_NAMES[s['market'][k]]})"
     for j in range(R.POINT_ROW_SIZE):
         card = int(s["point_row"][j])
-        text = action_to_string(states, 0, R.A_CLAIM + j)
+        text = codec.action_to_string(states, 0, R.A_CLAIM + j)
         assert text == f"claim slot {j + 1} ({POINT_NAMES[card]}, {POINT_VALUE[card]} pts)"
-    assert action_to_string(states, 0, R.A_REST) == "rest"
-    assert action_to_string(states, 0, R.A_STOP) == "stop upgrading"
+    assert codec.action_to_string(states, 0, R.A_REST) == "rest"
+    assert codec.action_to_string(states, 0, R.A_STOP) == "stop upgrading"
     for c, colour in enumerate(COLOURS[:3]):
-        assert action_to_string(states, 0, R.A_UPGRADE + c) == f"upgrade {colour}"
+        assert codec.action_to_string(states, 0, R.A_UPGRADE + c) == f"upgrade {colour}"
     for c, colour in enumerate(COLOURS):
-        assert action_to_string(states, 0, R.A_RETURN + c) == f"return {colour}"
+        assert codec.action_to_string(states, 0, R.A_RETURN + c) == f"return {colour}"
     R.apply_action(states, 0, R.A_ACQUIRE + 3)  # three cubes owed; the first goes on slot 1
-    assert action_to_string(states, 0, R.A_PLACE + R.RED) == "place red on slot 1"
+    assert codec.action_to_string(states, 0, R.A_PLACE + R.RED) == "place red on slot 1"
     R.apply_action(states, 0, R.A_PLACE + R.YELLOW)
-    assert action_to_string(states, 0, R.A_PLACE + R.YELLOW) == "place yellow on slot 2"
-    assert action_to_string(states, 0, np.int64(R.A_TRADE + 2)).startswith("trade x3")
+    assert codec.action_to_string(states, 0, R.A_PLACE + R.YELLOW) == "place yellow on slot 2"
+    assert codec.action_to_string(states, 0, np.int64(R.A_TRADE + 2)).startswith("trade x3")
 
 
 def test_render_shows_every_caravan_and_hand(positions):
     for states in positions[::5]:
-        snap = to_dict(states, 0)
-        text = render(states, 0)
+        snap = codec.to_dict(states, 0)
+        text = codec.render(states, 0)
         assert "\x1b[" not in text
         for p, player in enumerate(snap["players"]):
             cubes = player["caravan"]
@@ -128,11 +125,11 @@ def test_render_marks_turn_first_player_and_pending():
     states = new_game(3, 2)
     R.apply_action(states, 0, R.A_PLAY + MERCHANT_NAMES.index("U2"))
     s = states[0]
-    lines = render(states, 0).splitlines()
+    lines = codec.render(states, 0).splitlines()
     current = next(line for line in lines if line.startswith(">"))
     assert f"player {int(s['current_player'])}" in current
     first = next(line for line in lines if "(first)" in line)
     assert f"player {int(s['first_player'])}" in first
     assert any(line.startswith("Pending:") and "U2" in line for line in lines)
-    assert "gold (6 left)" in render(states, 0)  # CSR-S2/C3: gold above point slot 1
-    assert "\x1b[" in render(states, 0, color=True)
+    assert "gold (6 left)" in codec.render(states, 0)  # CSR-S2/C3: gold above point slot 1
+    assert "\x1b[" in codec.render(states, 0, color=True)

@@ -15,18 +15,9 @@ from meeple_gym.core.errors import SnapshotError
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor import rules as R
 from meeple_gym.endeavor import snapshot as codec
-from meeple_gym.endeavor.snapshot import (
-    _merchant_goods_left,
-    action_to_string,
-    from_dict,
-    render,
-    to_dict,
-)
+from meeple_gym.endeavor.snapshot import _merchant_goods_left
 
-
-@pytest.fixture(scope="module")
-def positions():
-    return H.positions("endeavor")
+positions = H.positions_fixture("endeavor")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +40,7 @@ def test_every_position_of_many_games_round_trips():
             if over(states):
                 break
             legal = _legal(states)
-            names = {action_to_string(states, 0, int(a)) for a in legal}
+            names = {codec.action_to_string(states, 0, int(a)) for a in legal}
             assert len(names) == len(legal)
             R.apply_action(states, 0, int(rng.choice(legal)))
 
@@ -87,14 +78,14 @@ def test_a_chosen_role_missing_from_the_hand_is_refused_while_others_plan(positi
     in their hand; before the fix the snapshot was accepted and the round's end put a 4th role
     in that hand."""
     states = _planning_after_a_pick(positions)
-    snap = to_dict(states, 0)
+    snap = codec.to_dict(states, 0)
     p = int(states[0]["order"][0])
     player = snap["players"][p]
     assert player["role"] in player["roles"]["hand"]
     player["role"] = next(r for r in D.ROLES if r not in player["roles"]["hand"])
     before = copy.deepcopy(snap)
     with pytest.raises(SnapshotError, match=rf"players\[{p}\]\.role.*not in the player's hand"):
-        from_dict(snap)
+        codec.from_dict(snap)
     assert snap == before
 
 
@@ -107,7 +98,7 @@ def test_an_illegal_role_pick_is_refused_and_changes_nothing(positions):
     states = _planning_after_a_pick(positions)
     env = mg.make("endeavor", num_players=3).unwrapped
     env.reset(seed=0)
-    env.from_dict(to_dict(states, 0))
+    env.from_dict(codec.to_dict(states, 0))
     p = int(states[0]["current_player"])
     hand = set(np.flatnonzero(states[0]["role_hand"][p]).tolist())
     assert {a - R.A_ROLE for a in _legal(states)} == hand
@@ -148,7 +139,7 @@ def _goods_after(snap, p, total):
 def test_int16_sized_counters_are_refused_above_what_the_game_reaches(positions, field, path):
     """Issue 10.3: 32767 (the int16 maximum, accepted before for goods, pool, lost, score and
     strength) and the first value above each bound are refused, naming the field."""
-    snap = to_dict(first(positions, _merchant_to_act), 0)
+    snap = codec.to_dict(first(positions, _merchant_to_act), 0)
     bound = {
         "pool": R.MAX_TOKENS,
         "lost": R.MAX_TOKENS,
@@ -164,7 +155,7 @@ def test_int16_sized_counters_are_refused_above_what_the_game_reaches(positions,
         bad(mutated)
         where = f"players[0].{field}" if path[0] == "players" else "execution.strength"
         with pytest.raises(SnapshotError, match=re.escape(where)):
-            from_dict(mutated)
+            codec.from_dict(mutated)
 
 
 def test_goods_are_bounded_by_the_merchant_actions_so_far(positions):
@@ -172,18 +163,18 @@ def test_goods_are_bounded_by_the_merchant_actions_so_far(positions):
     actions of at most GOODS_PER_ROUND_MAX goods each; once it has begun, r."""
     states = first(positions, _merchant_to_act)
     s = states[0]
-    snap = to_dict(states, 0)
+    snap = codec.to_dict(states, 0)
     r, p = int(s["round"]), int(s["current_player"])
     # p's Merchant action has begun; what it may still add counts against this round's share
     most = R.GOODS_PER_ROUND_MAX * r - _merchant_goods_left(s, p)
-    from_dict(_goods_after(snap, p, most))
+    codec.from_dict(_goods_after(snap, p, most))
     with pytest.raises(SnapshotError, match=rf"players\[{p}\]\.goods.*at most {most}"):
-        from_dict(_goods_after(snap, p, most + 1))
+        codec.from_dict(_goods_after(snap, p, most + 1))
     waiting = [int(q) for q in s["exec_order"][int(s["exec_index"]) + 1 : int(s["num_players"])]]
     for q in waiting:  # not begun yet: one Merchant action fewer
-        from_dict(_goods_after(snap, q, R.GOODS_PER_ROUND_MAX * (r - 1)))
+        codec.from_dict(_goods_after(snap, q, R.GOODS_PER_ROUND_MAX * (r - 1)))
         with pytest.raises(SnapshotError, match=rf"players\[{q}\]\.goods"):
-            from_dict(_goods_after(snap, q, R.GOODS_PER_ROUND_MAX * (r - 1) + 1))
+            codec.from_dict(_goods_after(snap, q, R.GOODS_PER_ROUND_MAX * (r - 1) + 1))
     assert waiting
     assert R.MAX_GOODS == R.ROUND_LIMIT * R.GOODS_PER_ROUND_MAX < np.iinfo(np.int16).max
 
@@ -195,7 +186,7 @@ def test_no_accepted_goods_count_overflows_or_goes_stale_on_legal_steps(position
     starts = [st for st in positions if _merchant_to_act(st[0])][:4]
     assert starts
     for states in starts:
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         s0 = states[0]
         executing = [int(x) for x in s0["exec_order"][: int(s0["exec_index"]) + 1]]
         for p in range(int(s0["num_players"])):
@@ -203,17 +194,17 @@ def test_no_accepted_goods_count_overflows_or_goes_stale_on_legal_steps(position
             if p == int(s0["current_player"]):
                 most -= _merchant_goods_left(s0, p)
             snap = _goods_after(snap, p, most)
-        loaded = from_dict(snap)
+        loaded = codec.from_dict(snap)
         while not over(loaded):
             R.apply_action(loaded, 0, int(rng.choice(_legal(loaded))))
             goods = loaded[0]["goods"]
             assert goods.min() >= 0 and goods.sum(axis=1).max() <= R.MAX_GOODS
-            assert from_dict(to_dict(loaded, 0)).tobytes() == loaded.tobytes()
+            assert codec.from_dict(codec.to_dict(loaded, 0)).tobytes() == loaded.tobytes()
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_opening_snapshot_reads_like_the_setup_rules(num_players):
-    snap = to_dict(new_game(num_players, 42), 0)
+    snap = codec.to_dict(new_game(num_players, 42), 0)
     assert snap["game"] == "endeavor" and snap["version"] == 1
     assert snap["num_players"] == num_players and snap["round"] == 1
     assert snap["phase"] == "start_city" and snap["sub_step"] == "main"
@@ -272,7 +263,7 @@ def test_every_card_is_in_one_place(positions):
         + [("building", b) for b in D.BUILDING_KEYS]
     )
     for states in positions[::5]:
-        assert sorted(_card_places(to_dict(states, 0))) == everything
+        assert sorted(_card_places(codec.to_dict(states, 0))) == everything
 
 
 EXTRA_TOKENS = {
@@ -290,7 +281,7 @@ def test_tokens_are_never_created_or_lost_by_accident(positions):
     # END-S1: 15/18/15 tokens; a ship keeps one (END-A1), an attack loses one for good (END-A4),
     # and extra_tokens cards add theirs when they reach the board.
     for states in positions[::3]:
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         start = {2: 15, 3: 18, 4: 15}[snap["num_players"]]
         for player in snap["players"]:
             extra = sum(EXTRA_TOKENS.get((c["kind"], c["card"]), 0) for c in player["board"])
@@ -306,7 +297,7 @@ def test_decks_are_listed_topfirst(positions):
         s = states[0]
         if s["phase"] != R.PH_ROLE or s["sub"] != R.SUB_MAIN:
             continue
-        before = to_dict(states, 0)
+        before = codec.to_dict(states, 0)
         closed = [
             r for r in range(R.NR) if not s["region_open"][r] and s["pend_mask"][R.A_REGION + r]
         ]
@@ -315,7 +306,7 @@ def test_decks_are_listed_topfirst(positions):
             after_states = states.copy()
             R.apply_action(after_states, 0, R.A_REGION + r)
             key = D.REGION_KEYS[r]
-            after = to_dict(after_states, 0)
+            after = codec.to_dict(after_states, 0)
             assert after["regions"][key]["slots"][0]["city"] == before["regions"][key]["deck"][0]
             sails += 1
         if int(s["exec_index"]) == int(s["num_players"]) - 1:
@@ -323,7 +314,7 @@ def test_decks_are_listed_topfirst(positions):
             # of their decks and each player draws the top role of their deck.
             after_states = states.copy()
             R.apply_action(after_states, 0, R.A_DONE)
-            after = to_dict(after_states, 0)
+            after = codec.to_dict(after_states, 0)
             for pile in ("empire", "buildings"):
                 empty = [i for i, e in enumerate(before[pile]["market"]) if e is None]
                 if empty and len(before[pile]["deck"]) >= len(empty):
@@ -345,7 +336,7 @@ def test_from_dict_fails_only_with_snapshot_errors(positions):
     replacements = [None, True, -1, 0, 1, 2, 3, 7, 99, "", [], {}, *names]
     refused = 0
     for states in positions[::25]:
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         leaves = list(H.leaves(snap))
         for _ in range(40):
             path, _ = leaves[rng.integers(len(leaves))]
@@ -355,7 +346,7 @@ def test_from_dict_fails_only_with_snapshot_errors(positions):
                 target = target[key]
             target[path[-1]] = replacements[rng.integers(len(replacements))]
             try:
-                from_dict(edited)
+                codec.from_dict(edited)
             except SnapshotError:
                 refused += 1
     assert refused > 200
@@ -378,21 +369,21 @@ def test_setup_and_planning_names():
     s = states[0]
     lisbon = D.CITY_ID["lisbon"]
     s["slot_city"][1] = lisbon  # Europe's second slot (END-R4: Europe's slots come first)
-    assert action_to_string(states, 0, R.A_SLOT + 1) == "start in Lisbon (Europe slot 1)"
+    assert codec.action_to_string(states, 0, R.A_SLOT + 1) == "start in Lisbon (Europe slot 1)"
     goree = D.CITY_ID["goree"]
     s["slot_city"][4] = goree  # West Africa's first slot
-    assert action_to_string(states, 0, R.A_SLOT + 4) == "start in Gorée (West Africa slot 0)"
+    assert codec.action_to_string(states, 0, R.A_SLOT + 4) == "start in Gorée (West Africa slot 0)"
     s["phase"] = R.PH_EMPIRE_RETURN
     act = R.A_EMPIRE + D.EMPIRE_ID["act_of_parliament"]
-    assert action_to_string(states, 0, act) == "return Act of Parliament"
+    assert codec.action_to_string(states, 0, act) == "return Act of Parliament"
     s["phase"] = R.PH_PLAN_ROLE
-    assert action_to_string(states, 0, R.A_ROLE + R.SAILOR) == "choose Sailor"
-    assert action_to_string(states, 0, R.A_ROLE + R.GOVERNOR) == "choose Governor"
+    assert codec.action_to_string(states, 0, R.A_ROLE + R.SAILOR) == "choose Sailor"
+    assert codec.action_to_string(states, 0, R.A_ROLE + R.GOVERNOR) == "choose Governor"
     s["phase"] = R.PH_PLAN_TOKENS
-    assert action_to_string(states, 0, R.A_TOKENS + 4) == "put 4 tokens"
-    assert action_to_string(states, 0, R.A_TOKENS + 1) == "put 1 token"
-    assert action_to_string(states, 0, R.A_TOKENS) == "put 0 tokens"
-    assert action_to_string(states, 0, R.A_DONE) == "done"
+    assert codec.action_to_string(states, 0, R.A_TOKENS + 4) == "put 4 tokens"
+    assert codec.action_to_string(states, 0, R.A_TOKENS + 1) == "put 1 token"
+    assert codec.action_to_string(states, 0, R.A_TOKENS) == "put 0 tokens"
+    assert codec.action_to_string(states, 0, R.A_DONE) == "done"
 
 
 def test_role_names_read_the_position():
@@ -400,65 +391,65 @@ def test_role_names_read_the_position():
     s = states[0]
     # END-R1: the Caribbean costs 3, China 7; a travel discount card takes 1 off (END-R3).
     caribbean, china = D.REGION_ID["caribbean"], D.REGION_ID["china"]
-    assert action_to_string(states, 0, R.A_REGION + caribbean) == (
+    assert codec.action_to_string(states, 0, R.A_REGION + caribbean) == (
         "send a ship to the Caribbean (cost 3)"
     )
     s["board_kind"][0, 0] = R.K_EMPIRE
     s["board_id"][0, 0] = D.EMPIRE_ID["navigation_acts"]
     s["board_n"][0] = 1
-    assert action_to_string(states, 0, R.A_REGION + china) == "send a ship to China (cost 6)"
+    assert codec.action_to_string(states, 0, R.A_REGION + china) == "send a ship to China (cost 6)"
 
     states = _role_position(R.MERCHANT)
     s = states[0]
     s["slot_city"][0] = D.CITY_ID["amsterdam"]  # produces coffee (cities table)
     s["slot_owner"][0] = 0
-    assert action_to_string(states, 0, R.A_SLOT) == "collect coffee at Amsterdam"
+    assert codec.action_to_string(states, 0, R.A_SLOT) == "collect coffee at Amsterdam"
     s["slot_upgraded"][0] = 1  # END-A2 R: an upgraded city gives 2
-    assert action_to_string(states, 0, R.A_SLOT) == "collect 2 coffee at Amsterdam"
-    assert action_to_string(states, 0, R.A_HOME) == "collect at the home port"
+    assert codec.action_to_string(states, 0, R.A_SLOT) == "collect 2 coffee at Amsterdam"
+    assert codec.action_to_string(states, 0, R.A_HOME) == "collect at the home port"
     s["sub"] = R.SUB_HOME_GOOD
-    assert action_to_string(states, 0, R.A_GOOD + D.SUGAR) == "take sugar"
+    assert codec.action_to_string(states, 0, R.A_GOOD + D.SUGAR) == "take sugar"
 
     states = _role_position(R.CRAFTSMAN)
     s = states[0]
     s["building_market"][2] = D.BUILDING_ID["bank"]  # 5 work (buildings table)
-    assert action_to_string(states, 0, R.A_BUILDING + 2) == "buy Bank (5 work)"
+    assert codec.action_to_string(states, 0, R.A_BUILDING + 2) == "buy Bank (5 work)"
     s["slot_city"][1] = D.CITY_ID["lisbon"]
-    assert action_to_string(states, 0, R.A_SLOT + 1) == "buy city card Lisbon"
-    assert action_to_string(states, 0, R.A_UPGRADE + 1) == "upgrade Lisbon"
+    assert codec.action_to_string(states, 0, R.A_SLOT + 1) == "buy city card Lisbon"
+    assert codec.action_to_string(states, 0, R.A_UPGRADE + 1) == "upgrade Lisbon"
 
     states = _role_position(R.COMMANDER)  # 3 players: seat +2 from player 0 is player 2
     s = states[0]
     india = D.REGION_ID["india"]
     attack = R.A_ATTACK_SHIP + india * R.MAXP + 2
-    assert action_to_string(states, 0, attack) == "attack player 2's ship in India"
+    assert codec.action_to_string(states, 0, attack) == "attack player 2's ship in India"
     goa_slot = int(R.FIRST_SLOT[india])
     s["slot_city"][goa_slot] = D.CITY_ID["goa"]
     s["slot_owner"][goa_slot] = 1
-    assert action_to_string(states, 0, R.A_SLOT + goa_slot) == "attack Goa (player 1)"
+    assert codec.action_to_string(states, 0, R.A_SLOT + goa_slot) == "attack Goa (player 1)"
 
     states = _role_position(R.POLITICIAN)
     act = R.A_EMPIRE + D.EMPIRE_ID["act_of_parliament"]  # vote cost 1 (empire table)
-    assert action_to_string(states, 0, act) == "take Act of Parliament (1 vote)"
+    assert codec.action_to_string(states, 0, act) == "take Act of Parliament (1 vote)"
     crown = R.A_EMPIRE + D.EMPIRE_ID["crown_monopoly"]  # vote cost 3
-    assert action_to_string(states, 0, crown) == "take Crown Monopoly (3 votes)"
+    assert codec.action_to_string(states, 0, crown) == "take Crown Monopoly (3 votes)"
 
     states = _role_position(R.GOVERNOR)
     s = states[0]
     s["slot_city"][goa_slot] = D.CITY_ID["goa"]
-    assert action_to_string(states, 0, R.A_SLOT + goa_slot) == "settle Goa"
+    assert codec.action_to_string(states, 0, R.A_SLOT + goa_slot) == "settle Goa"
     s["sub"] = R.SUB_GOV_PAY
-    assert action_to_string(states, 0, R.A_GOOD + D.TEA) == "pay with tea"
-    assert action_to_string(states, 0, R.A_PAY_TOKEN) == "pay a missing good with a token"
+    assert codec.action_to_string(states, 0, R.A_GOOD + D.TEA) == "pay with tea"
+    assert codec.action_to_string(states, 0, R.A_PAY_TOKEN) == "pay a missing good with a token"
     s["sub"] = R.SUB_GOV_MOVE
     s["slot_city"][2] = D.CITY_ID["bristol"]
-    assert action_to_string(states, 0, R.A_SLOT + 2) == "move the marker from Bristol"
+    assert codec.action_to_string(states, 0, R.A_SLOT + 2) == "move the marker from Bristol"
 
 
 def test_render_mentions_every_player_and_the_decision(positions, truncated):
     seen = set()
     for states in positions[::10] + truncated[:2]:
-        text = render(states, 0)
+        text = codec.render(states, 0)
         s = states[0]
         n = int(s["num_players"])
         for p in range(n):

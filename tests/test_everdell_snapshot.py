@@ -13,19 +13,10 @@ from snapshot_helpers import first
 from meeple_gym.core.errors import SnapshotError
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
-from meeple_gym.everdell.snapshot import (
-    DECISION_KINDS,
-    KIND_ACTIONS,
-    action_to_string,
-    from_dict,
-    render,
-    to_dict,
-)
+from meeple_gym.everdell import snapshot as codec
+from meeple_gym.everdell.snapshot import DECISION_KINDS, KIND_ACTIONS
 
-
-@pytest.fixture(scope="module")
-def positions():
-    return H.positions("everdell")
+positions = H.positions_fixture("everdell")
 
 
 def _legal(states):
@@ -34,7 +25,7 @@ def _legal(states):
 
 @pytest.mark.parametrize("num_players", [1, 2, 3, 4])
 def test_opening_snapshot_reads_like_the_setup_rules(num_players):
-    snap = to_dict(new_game(num_players, 42, 2), 0)
+    snap = codec.to_dict(new_game(num_players, 42, 2), 0)
     assert snap["game"] == "everdell" and snap["version"] == 2
     assert snap["num_players"] == num_players
     assert snap["options"] == {"rug_year": 2, "fool_bonuses": False, "pass_anytime": False}
@@ -86,7 +77,7 @@ def test_snapshot_names_cities_workers_and_tasks_by_key(positions):
         lambda s: s["depth"] >= 1 and (s["city"] >= 0).sum() >= 3 and (s["wloc"] >= 0).any(),
     )
     s = states[0]
-    snap = to_dict(states, 0)
+    snap = codec.to_dict(states, 0)
     for p, player in enumerate(snap["players"]):
         slots = {slot["slot"]: slot["card"] for slot in player["city"]}
         assert slots == {
@@ -126,7 +117,7 @@ def test_snapshot_names_cities_workers_and_tasks_by_key(positions):
 def test_every_card_is_in_one_place(positions):
     # EVD-S4: 128 cards; a card being paid for sits only in its play task.
     for states in positions[::7]:
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         total = len(snap["deck"]) + len(snap["discard"]) + len(snap["revealed"])
         total += sum(card is not None for card in snap["meadow"]) + snap["tucked"]
         for player in snap["players"]:
@@ -146,25 +137,30 @@ def test_every_card_is_in_one_place(positions):
 def test_turn_action_names():
     states = new_game(2, 3)
     s = states[0]
-    assert action_to_string(states, 0, R.A_PLACE_BASIC) == "place worker on 3 Twigs"
-    assert action_to_string(states, 0, R.A_PLACE_HAVEN) == "place worker on Haven"
-    assert action_to_string(states, 0, R.A_PLACE_JOURNEY + 1) == "place worker on Journey 4"
-    assert action_to_string(states, 0, R.A_PLACE_EVENT + 2) == "claim Grand Tour"
+    assert codec.action_to_string(states, 0, R.A_PLACE_BASIC) == "place worker on 3 Twigs"
+    assert codec.action_to_string(states, 0, R.A_PLACE_HAVEN) == "place worker on Haven"
+    assert codec.action_to_string(states, 0, R.A_PLACE_JOURNEY + 1) == "place worker on Journey 4"
+    assert codec.action_to_string(states, 0, R.A_PLACE_EVENT + 2) == "claim Grand Tour"
     special = int(s["specials"][0])
-    assert action_to_string(states, 0, R.A_PLACE_EVENT + 4) == f"claim {D.EVENT_NAMES[special]}"
+    assert (
+        codec.action_to_string(states, 0, R.A_PLACE_EVENT + 4) == f"claim {D.EVENT_NAMES[special]}"
+    )
     forest = int(s["forest"][1])
-    assert action_to_string(states, 0, R.A_PLACE_FOREST + 1) == (
+    assert codec.action_to_string(states, 0, R.A_PLACE_FOREST + 1) == (
         f"place worker on {D.LOCATION_NAMES[forest]} (forest 1)"
     )
-    assert action_to_string(states, 0, R.A_PLAY_HAND + D.CARD_ID["farm"]) == "play Farm from hand"
+    assert (
+        codec.action_to_string(states, 0, R.A_PLAY_HAND + D.CARD_ID["farm"])
+        == "play Farm from hand"
+    )
     meadow = D.CARD_NAMES[int(s["meadow"][5])]
-    assert action_to_string(states, 0, R.A_PLAY_MEADOW + 5) == (
+    assert codec.action_to_string(states, 0, R.A_PLAY_MEADOW + 5) == (
         f"play {meadow} from the Meadow (position 5)"
     )
-    assert action_to_string(states, 0, R.A_PREPARE) == "prepare for spring"
-    assert action_to_string(states, 0, R.A_PASS) == "pass"
-    assert action_to_string(states, 0, R.A_DONE) == "done"
-    assert action_to_string(states, 0, R.A_PAY + R.PAY_TOKEN) == "pay with occupied token"
+    assert codec.action_to_string(states, 0, R.A_PREPARE) == "prepare for spring"
+    assert codec.action_to_string(states, 0, R.A_PASS) == "pass"
+    assert codec.action_to_string(states, 0, R.A_DONE) == "done"
+    assert codec.action_to_string(states, 0, R.A_PAY + R.PAY_TOKEN) == "pay with occupied token"
 
 
 def test_sub_decision_names_read_the_position():
@@ -177,25 +173,28 @@ def test_sub_decision_names_read_the_position():
     other = (p + 2) % 3
     s["city"][other, 0] = mine
     s["pend_kind"] = R.PK_PRODUCE_ORDER
-    assert action_to_string(states, 0, R.A_CITY + 3) == "fire Farm (slot 3)"
+    assert codec.action_to_string(states, 0, R.A_CITY + 3) == "fire Farm (slot 3)"
     s["pend_kind"] = R.PK_COPY_GREEN
-    assert action_to_string(states, 0, R.A_CITY + 2 * R.CITY_SLOTS) == (
+    assert codec.action_to_string(states, 0, R.A_CITY + 2 * R.CITY_SLOTS) == (
         f"copy Mine (slot 0) in player {other}'s city"
     )
     s["pend_kind"] = R.PK_REDUCE
-    assert action_to_string(states, 0, R.A_RESOURCE + R.RESIN) == "take off 1 resin"
+    assert codec.action_to_string(states, 0, R.A_RESOURCE + R.RESIN) == "take off 1 resin"
     s["pend_kind"] = R.PK_DISCARD
-    assert action_to_string(states, 0, R.A_CARD + wife) == "discard Wife"
+    assert codec.action_to_string(states, 0, R.A_CARD + wife) == "discard Wife"
     s["pend_kind"] = R.PK_GIVE_TO
-    assert action_to_string(states, 0, R.A_PLAYER + 1) == f"give to player {(p + 1) % 3} (seat +1)"
+    assert (
+        codec.action_to_string(states, 0, R.A_PLAYER + 1)
+        == f"give to player {(p + 1) % 3} (seat +1)"
+    )
     s["pend_kind"] = R.PK_PILE
-    assert action_to_string(states, 0, R.A_NUMBER + 1) == "reveal from the discard pile"
+    assert codec.action_to_string(states, 0, R.A_NUMBER + 1) == "reveal from the discard pile"
 
 
 def test_render_mentions_every_player_and_the_decision(positions):
     seen = set()
     for states in positions[::15]:
-        text = render(states, 0)
+        text = codec.render(states, 0)
         s = states[0]
         n = int(s["num_players"])
         for p in range(n):
@@ -220,7 +219,7 @@ def _by_kind(positions):
         s = states[0]
         if over(states) or int(s["pend_kind"]) in out:
             continue
-        out[int(s["pend_kind"])] = to_dict(states, 0)
+        out[int(s["pend_kind"])] = codec.to_dict(states, 0)
     return out
 
 
@@ -237,32 +236,32 @@ def test_every_decision_kind_refuses_an_extra_or_a_missing_legal_action(position
             bad = copy.deepcopy(snap)
             bad["pending"]["legal"] = sorted(legal + [spare[0]])
             with pytest.raises(SnapshotError, match=r"pending.legal.*extra \[" + str(spare[0])):
-                from_dict(bad)
+                codec.from_dict(bad)
         if len(legal) > 2 or kind == R.PK_TURN:
             bad = copy.deepcopy(snap)
             bad["pending"]["legal"] = legal[1:]
             with pytest.raises(SnapshotError, match=r"pending.legal.*missing \[" + str(legal[0])):
-                from_dict(bad)
+                codec.from_dict(bad)
 
 
 def test_a_decision_the_engine_would_not_ask_is_refused(positions):
     """A different decision kind on the same stack, or a stage where the top task does not
     stop, is not a position the engine reaches."""
-    snap = to_dict(first(positions, lambda s: s["pend_kind"] == R.PK_PAY), 0)
+    snap = codec.to_dict(first(positions, lambda s: s["pend_kind"] == R.PK_PAY), 0)
     bad = copy.deepcopy(snap)
     bad["pending"]["kind"] = "jail"
     bad["pending"]["legal"] = [R.A_CITY, R.A_CITY + 1]
     with pytest.raises(SnapshotError, match="pending.kind.*'pay'"):
-        from_dict(bad)
+        codec.from_dict(bad)
     bad = copy.deepcopy(snap)
     bad["stack"]["frames"][-1]["stage"] = R.PS_PAYNOW  # pays at once, asks nothing
     with pytest.raises(SnapshotError, match="stack.frames"):
-        from_dict(bad)
+        codec.from_dict(bad)
 
 
 def _frame_case(positions, task, predicate=lambda frame: True):
     for states in positions:
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         for f, frame in enumerate(snap["stack"]["frames"]):
             if frame["task"] == task and predicate(frame):
                 return snap, f
@@ -287,10 +286,7 @@ def test_frame_fields_are_validated(positions, case):
     task, field, value, words = FRAME_CASES[case]
     snap, f = _frame_case(positions, task)
     snap["stack"]["frames"][f][field] = value
-    with pytest.raises(SnapshotError) as info:
-        from_dict(snap)
-    for word in words:
-        assert word in str(info.value), (word, str(info.value))
+    H.assert_refused(codec.from_dict, snap, words)
 
 
 def test_a_card_frame_must_name_the_card_in_its_slot(positions):
@@ -300,14 +296,14 @@ def test_a_card_frame_must_name_the_card_in_its_slot(positions):
     used = {slot["slot"] for slot in owner["city"]}
     frame["slot"] = next(k for k in range(R.CITY_SLOTS) if k not in used)  # an empty slot
     with pytest.raises(SnapshotError, match="does not hold this card"):
-        from_dict(snap)
+        codec.from_dict(snap)
 
 
 def test_sub_task_result_is_bounded(positions):
-    snap = to_dict(first(positions, lambda s: not s["terminated"]), 0)
+    snap = codec.to_dict(first(positions, lambda s: not s["terminated"]), 0)
     snap["stack"]["ret"] = 9  # more cards than a hand holds (EVD-D2)
     with pytest.raises(SnapshotError, match="stack.ret"):
-        from_dict(snap)
+        codec.from_dict(snap)
 
 
 def _mutations(snap, rng):
@@ -350,15 +346,15 @@ def test_every_accepted_mutation_round_trips_and_plays(positions):
     rng = np.random.default_rng(11)
     accepted = 0
     for states in positions[::3]:
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         for _ in range(6):
             mutated = _mutations(snap, rng)
             try:
-                loaded = from_dict(mutated)
+                loaded = codec.from_dict(mutated)
             except SnapshotError:
                 continue
             accepted += 1
-            again = from_dict(to_dict(loaded, 0))
+            again = codec.from_dict(codec.to_dict(loaded, 0))
             assert again.tobytes() == loaded.tobytes()
             for _ in range(20):
                 if over(loaded):
@@ -375,7 +371,7 @@ def _live_turn(positions, num_players=2):
     states = first(
         positions, lambda s: s["pend_kind"] == R.PK_TURN and s["num_players"] == num_players
     )
-    return to_dict(states, 0)
+    return codec.to_dict(states, 0)
 
 
 COUNT_CASES = {
@@ -397,10 +393,7 @@ def test_counts_past_their_bound_are_refused(positions, case):
     edit, words = COUNT_CASES[case]
     snap = _live_turn(positions)
     edit(snap)
-    with pytest.raises(SnapshotError) as info:
-        from_dict(snap)
-    for word in words:
-        assert word in str(info.value), (word, str(info.value))
+    H.assert_refused(codec.from_dict, snap, words)
 
 
 def test_chapel_and_storehouse_counts_are_bounded(positions):
@@ -409,17 +402,17 @@ def test_chapel_and_storehouse_counts_are_bounded(positions):
         ("chapel", "tokens", R.CHAPEL_TOKENS_MAX + 1),
         ("storehouse", "store", {"twig": R.STORE_MAX + 1, "resin": 0, "pebble": 0, "berry": 0}),
     ):
-        snap = to_dict(states, 0)
+        snap = codec.to_dict(states, 0)
         city = snap["players"][0]["city"]
         if not city:
             continue
         old = city[0]["card"]
         city[0].update(card=card, occupied=False, tokens=0, jail=[None, None])
         _swap_card_in_piles(snap, card, old)
-        from_dict(copy.deepcopy(snap))  # the edited position itself is valid
+        codec.from_dict(copy.deepcopy(snap))  # the edited position itself is valid
         city[0][key] = value
         with pytest.raises(SnapshotError, match=f"city\\[0\\].{key}"):
-            from_dict(snap)
+            codec.from_dict(snap)
 
 
 def _swap_card_in_piles(snap, new, old):
@@ -434,10 +427,10 @@ def _swap_card_in_piles(snap, new, old):
 
 def test_finished_scores_are_the_rules_scores(positions):
     """EVD-E2: a finished game's scores are recomputed, not trusted."""
-    snap = to_dict(first(positions, lambda s: s["terminated"] and s["num_players"] == 2), 0)
+    snap = codec.to_dict(first(positions, lambda s: s["terminated"] and s["num_players"] == 2), 0)
     snap["players"][0]["score"] += 1
     with pytest.raises(SnapshotError, match=r"players\[0\].score.*EVD-E2"):
-        from_dict(snap)
+        codec.from_dict(snap)
 
 
 def test_counts_at_their_bound_never_wrap(positions):
@@ -445,12 +438,12 @@ def test_counts_at_their_bound_never_wrap(positions):
     next point token), whole games of legal steps keep every count and score above them."""
     rng = np.random.default_rng(17)
     for num_players in (1, 2, 3, 4):
-        states = from_dict(_live_turn(positions, num_players))
+        states = codec.from_dict(_live_turn(positions, num_players))
         s = states[0]
         s["tokens"][: int(s["seats"])] = R.COUNT_MAX
         s["resources"][:num_players] = R.COUNT_MAX - 50
         R.rederive_pending(states, 0)  # richer players have more choices on this turn
-        states = from_dict(to_dict(states, 0))  # accepted at these counts
+        states = codec.from_dict(codec.to_dict(states, 0))  # accepted at these counts
         while not over(states):
             step_random(states, rng)
             s = states[0]

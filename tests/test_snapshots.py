@@ -25,30 +25,33 @@ def _rules(game):
 # ---- round trips -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_json_round_trip_is_byte_exact(game):
+def _exact_round_trips(game, states_list) -> list[dict]:
+    """Each position through JSON and back: the same bytes, the same snapshot, JSON types."""
     codec, rules = _codec(game), _rules(game)
-    pairs = []
-    for states in H.positions(game):
+    snaps = []
+    for states in states_list:
         snap, restored = H.json_round_trip(codec, states)
         assert restored.dtype == rules.STATE_DTYPE and restored.shape == (1,)
         assert restored.tobytes() == states.tobytes()
         assert codec.to_dict(restored, 0) == snap
         assert json.loads(json.dumps(snap)) == snap  # plain JSON types only
-        pairs.append((states, snap))
-    H.case(game).round_trip_coverage(pairs)
+        snaps.append(snap)
+    return snaps
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_json_round_trip_is_byte_exact(game):
+    positions = H.positions(game)
+    snaps = _exact_round_trips(game, positions)
+    H.case(game).round_trip_coverage(list(zip(positions, snaps, strict=True)))
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_truncated_games_round_trip(game):
-    codec, rules = _codec(game), _rules(game)
-    snaps = []
-    for states in H.truncated(game):
-        snap, restored = H.json_round_trip(codec, states)
-        assert restored.tobytes() == states.tobytes()
+    snaps = _exact_round_trips(game, H.truncated(game))
+    for snap in snaps:
         if snap["truncated"]:
-            assert snap["winner"] is None and snap["step_count"] == rules.STEP_CAP
-        snaps.append(snap)
+            assert snap["winner"] is None and snap["step_count"] == _rules(game).STEP_CAP
     H.case(game).truncated_coverage(snaps)
 
 
@@ -113,11 +116,11 @@ def test_from_dict_leaves_its_input_alone(game):
 # ---- what to_dict writes -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", [g for g in GAMES if H.case(g).WRITES_EVERY_FIELD])
+@pytest.mark.parametrize("game", [g for g in GAMES if H.hook(g, "WRITES_EVERY_FIELD")])
 def test_to_dict_writes_every_field(game):
     # Each value of the record shows in the snapshot: change any one and the snapshot changes
     # too (or to_dict refuses the record), so from_dict can rebuild every field.
-    pick, least = H.case(game).WRITES_EVERY_FIELD
+    pick, least = H.hook(game, "WRITES_EVERY_FIELD")
     described = sum(
         H.described_changes(_codec(game).to_dict, states) for states in pick(H.positions(game))
     )
@@ -129,6 +132,14 @@ def test_to_dict_refuses_a_record_it_cannot_describe(game):
     for states, match in H.case(game).unwritable(H.positions(game)):
         with pytest.raises(SnapshotError, match=match):
             _codec(game).to_dict(states, 0)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if H.case(g).codec.CODEC.writable])
+def test_to_dict_refuses_a_record_init_game_never_filled(game):
+    states = H.positions(game)[0].copy()
+    states[0]["num_players"] = 0
+    with pytest.raises(SnapshotError, match="cannot snapshot: num_players"):
+        _codec(game).to_dict(states, 0)
 
 
 # ---- what from_dict refuses ----------------------------------------------------------------------
@@ -155,12 +166,12 @@ def test_from_dict_rejects_a_non_dict(game):
 def test_every_legal_action_has_a_distinct_name(game):
     case, codec = H.case(game), _codec(game)
     checked, keys = 0, set()
-    for states in case.named_positions(H.positions(game), H.truncated(game)):
+    for states in H.hook(game, "named_positions")(H.positions(game), H.truncated(game)):
         legal = H.legal(case.R, states)
         names = [codec.action_to_string(states, 0, int(a)) for a in legal]
         assert all(isinstance(text, str) and text for text in names)
         assert len(set(names)) == len(names), names
-        keys.add(case.check_names(states, names))
+        keys.add(H.hook(game, "check_names")(states, names))
         checked += len(names)
     case.names_coverage(checked, keys)
 

@@ -1,7 +1,7 @@
 """Century: sampled positions and corrupt snapshots for the shared snapshot tests."""
 
 import numpy as np
-from snapshot_helpers import legal, set_
+from snapshot_helpers import cut_at_step_cap, legal, play_and_sample, set_
 
 from meeple_gym.century import rules as R
 from meeple_gym.century import snapshot as codec
@@ -40,32 +40,16 @@ def sample(num_games=16, sample_rate=0.08, seed=7):
     """Random games (every other one by a claiming policy); copies of sampled positions plus
     every opening and final position."""
     rng = np.random.default_rng(seed)
-    positions = []
-    for game in range(num_games):
-        states = new_game(R.MIN_PLAYERS + game % 4, seed * 1000 + game)
-        step = _step_claimer if game % 2 else step_random
-        positions.append(states.copy())
-        while states[0]["phase"] != R.PHASE_OVER:
-            step(states, rng)
-            if rng.random() < sample_rate:
-                positions.append(states.copy())
-        positions.append(states.copy())
-    return positions
+    starts = (
+        (new_game(R.MIN_PLAYERS + g % 4, seed * 1000 + g), _step_claimer if g % 2 else step_random)
+        for g in range(num_games)
+    )
+    return play_and_sample(starts, over, lambda states: rng.random() < sample_rate, rng)
 
 
 def truncate(positions):
     """CSR-E4: push sampled positions to one step below the cap, then take one more step."""
-    rng = np.random.default_rng(3)
-    out = []
-    for states in positions[::3]:
-        if states[0]["phase"] == R.PHASE_OVER:
-            continue
-        cut = states.copy()
-        cut[0]["step_count"] = R.STEP_CAP - 1
-        step_random(cut, rng)
-        assert cut[0]["truncated"] == 1 or cut[0]["terminated"] == 1
-        out.append(cut)
-    return out
+    return cut_at_step_cap(R, positions, 3, step_random, over)
 
 
 # ---- what the shared tests check beyond the round trip -----------------------------------------
@@ -107,21 +91,13 @@ def untouched(positions):
     return positions[len(positions) // 2]
 
 
-WRITES_EVERY_FIELD = None  # to_dict writes names by index without a check of its own
+# No WRITES_EVERY_FIELD: to_dict writes names by index without a check of its own.
 
 
 def unwritable(positions):
     states = positions[0].copy()
     states[0]["upgrades_left"] = 1  # no upgrade card is being played
     return [(states, "cannot snapshot: pending fields")]
-
-
-def named_positions(positions, truncated):
-    return positions + truncated
-
-
-def check_names(states, names):
-    return None
 
 
 def names_coverage(checked, keys):

@@ -3,7 +3,16 @@
 import re
 
 import numpy as np
-from snapshot_helpers import add, delete, first, legal, set_
+from snapshot_helpers import (
+    add,
+    cut_at_step_cap,
+    delete,
+    first,
+    legal,
+    play_and_sample,
+    set_,
+    true_keys,
+)
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.endeavor import data as D
@@ -54,57 +63,30 @@ DECISIONS = {
 }
 
 
-# Every decision the rules ask (rules._fill_mask / rules._role_mask).
-DECISIONS = {
-    ("start_city", "main", None),
-    ("return_empire_card", "main", None),
-    ("plan_role", "main", None),
-    ("plan_tokens", "main", None),
-    *(("role", "main", role) for role in D.ROLES),
-    ("role", "home_port_good", "merchant"),
-    ("role", "governor_pay", "governor"),
-    ("role", "governor_move", "governor"),
-}
-
-
 def sample(games_per_count=12, sample_rate=0.05, seed=5):
     """Random games of 2-4 players: the opening, the end, sampled positions and, more
     often, the decisions seen least so far."""
     rng = np.random.default_rng(seed)
-    positions = []
     seen = {key: 0 for key in DECISIONS}
-    for num_players in (2, 3, 4):
-        for k in range(games_per_count):
-            states = new_game(num_players, seed * 1000 + num_players * 100 + k)
-            positions.append(states.copy())
-            while not over(states):
-                R.apply_action(states, 0, int(rng.choice(legal(R, states))))
-                if over(states):
-                    break
-                key = _decision(states)
-                rare = seen[key] < 20
-                if rng.random() < (0.5 if rare else sample_rate):
-                    positions.append(states.copy())
-                    seen[key] += 1
-            positions.append(states.copy())
-    return positions
+    starts = (
+        (new_game(n, seed * 1000 + n * 100 + k), step_random)
+        for n in (2, 3, 4)
+        for k in range(games_per_count)
+    )
+
+    def keep(states):
+        key = _decision(states)
+        kept = rng.random() < (0.5 if seen[key] < 20 else sample_rate)
+        seen[key] += kept
+        return kept
+
+    return play_and_sample(starts, over, keep, rng, stop_at_end=True)
 
 
 def truncate(positions):
     """Live positions pushed to one step below the step cap, then one more step."""
-    rng = np.random.default_rng(3)
-    out = []
-    for states in positions[::6]:
-        if over(states):
-            continue
-        cut = states.copy()
-        cut[0]["step_count"] = R.STEP_CAP - 1
-        R.apply_action(cut, 0, int(rng.choice(legal(R, cut))))
-        assert over(cut)
-        if cut[0]["terminated"]:
-            continue  # that step ended the game by its rules (END-E1/E4) before the cap
-        out.append(cut)
-    return out
+    # A step that ends the game by its rules (END-E1/E4) before the cap is left out.
+    return cut_at_step_cap(R, positions, 6, step_random, over, drop_ended=True)
 
 
 def any_slot(snap, test):
@@ -121,18 +103,16 @@ def round_trip_coverage(pairs):
         if not over(states):
             decisions.add(_decision(states))
         players = snap["players"]
-        features.update(
-            name
-            for name, seen in [
-                ("ships", any(sum(p["ships"].values()) for p in players)),
-                ("board", any(p["board"] for p in players)),
-                ("lost tokens", any(p["lost"] for p in players)),
-                ("far region open", snap["regions"]["china"]["open"]),
-                ("upgraded", any_slot(snap, lambda slot: slot["upgraded"])),
-                ("roles aside", any(p["roles"]["aside"] for p in players)),
-                ("single win", snap["winner"] is not None),
-            ]
-            if seen
+        features |= true_keys(
+            {
+                "ships": any(sum(p["ships"].values()) for p in players),
+                "board": any(p["board"] for p in players),
+                "lost tokens": any(p["lost"] for p in players),
+                "far region open": snap["regions"]["china"]["open"],
+                "upgraded": any_slot(snap, lambda slot: slot["upgraded"]),
+                "roles aside": any(p["roles"]["aside"] for p in players),
+                "single win": snap["winner"] is not None,
+            }
         )
     assert counts == {2, 3, 4}
     assert decisions == DECISIONS
@@ -170,14 +150,9 @@ WRITES_EVERY_FIELD = (_role_and_over, 500)
 
 
 def unwritable(positions):
-    past_count = positions[1].copy()
-    past_count[0]["empire_deck"][-1] = 3  # a card past the deck's count
-    unfilled = positions[1].copy()
-    unfilled[0]["num_players"] = 0  # a record init_game never filled
-    return [
-        (past_count, "cannot snapshot: empire_deck"),
-        (unfilled, "cannot snapshot: num_players"),
-    ]
+    states = positions[1].copy()
+    states[0]["empire_deck"][-1] = 3  # a card past the deck's count
+    return [(states, "cannot snapshot: empire_deck")]
 
 
 def named_positions(positions, truncated):

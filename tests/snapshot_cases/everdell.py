@@ -3,7 +3,7 @@
 import re
 
 import numpy as np
-from snapshot_helpers import delete, first, legal, set_
+from snapshot_helpers import cut_at_step_cap, delete, first, legal, play_and_sample, set_, true_keys
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.everdell import data as D
@@ -42,37 +42,26 @@ def sample(games_per_count=15, sample_rate=0.04, seed=5):
     """Random games of 1-4 players (solo with every Rugwort year); copies of the opening, the
     end, sampled positions and, more often, rare decision kinds and deep task stacks."""
     rng = np.random.default_rng(seed)
-    positions = []
     seen = np.zeros(R.N_PK, np.int64)
-    for num_players in (1, 2, 3, 4):
-        for k in range(games_per_count):
-            options = k % 3 + 1 if num_players == 1 else 0
-            states = new_game(num_players, seed * 1000 + num_players * 100 + k, options)
-            positions.append(states.copy())
-            while not over(states):
-                step_random(states, rng)
-                s = states[0]
-                rare = seen[s["pend_kind"]] < 12 or s["depth"] >= 3 or s["revealed_n"] > 0
-                if rng.random() < (0.5 if rare else sample_rate):
-                    positions.append(states.copy())
-                    seen[s["pend_kind"]] += 1
-            positions.append(states.copy())
-    return positions
+    starts = (
+        (new_game(n, seed * 1000 + n * 100 + k, k % 3 + 1 if n == 1 else 0), step_random)
+        for n in (1, 2, 3, 4)
+        for k in range(games_per_count)
+    )
+
+    def keep(states):
+        s = states[0]
+        rare = seen[s["pend_kind"]] < 12 or s["depth"] >= 3 or s["revealed_n"] > 0
+        kept = rng.random() < (0.5 if rare else sample_rate)
+        seen[s["pend_kind"]] += kept
+        return kept
+
+    return play_and_sample(starts, over, keep, rng)
 
 
 def truncate(positions):
     """Live positions pushed to one step below the step cap, then one more step."""
-    rng = np.random.default_rng(3)
-    out = []
-    for states in positions[::5]:
-        if over(states):
-            continue
-        cut = states.copy()
-        cut[0]["step_count"] = R.STEP_CAP - 1
-        step_random(cut, rng)
-        assert over(cut)
-        out.append(cut)
-    return out
+    return cut_at_step_cap(R, positions, 5, step_random, over)
 
 
 def any_slot(snap, test):
@@ -89,19 +78,17 @@ def round_trip_coverage(pairs):
         if snap["pending"] is not None:
             kinds.add(snap["pending"]["kind"])
         frames = snap["stack"]["frames"]
-        features.update(
-            name
-            for name, seen in [
-                ("nested tasks", len(frames) >= 3),
-                ("revealed", bool(snap["revealed"])),
-                ("leftovers", bool(snap["leftovers"]["frames"])),
-                ("tucked", snap["tucked"] > 0),
-                ("prisoner", any_slot(snap, lambda slot: slot["jail"][0] is not None)),
-                ("occupied", any_slot(snap, lambda slot: slot["occupied"])),
-                ("card being paid for", any(f["task"] == "play" for f in frames)),
-                ("finished", snap["terminated"]),
-            ]
-            if seen
+        features |= true_keys(
+            {
+                "nested tasks": len(frames) >= 3,
+                "revealed": bool(snap["revealed"]),
+                "leftovers": bool(snap["leftovers"]["frames"]),
+                "tucked": snap["tucked"] > 0,
+                "prisoner": any_slot(snap, lambda slot: slot["jail"][0] is not None),
+                "occupied": any_slot(snap, lambda slot: slot["occupied"]),
+                "card being paid for": any(f["task"] == "play" for f in frames),
+                "finished": snap["terminated"],
+            }
         )
     # The sample must reach every player count, most decision kinds and the stack features.
     assert counts == {1, 2, 3, 4}
@@ -149,11 +136,9 @@ WRITES_EVERY_FIELD = (_two_and_solo, 1500)
 
 
 def unwritable(positions):
-    past_count = positions[0].copy()
-    past_count[0]["deck"][-1] = 3  # a card past the deck's count
-    unfilled = positions[0].copy()
-    unfilled[0]["num_players"] = 0  # a record init_game never filled
-    return [(past_count, "cannot snapshot: deck"), (unfilled, "cannot snapshot: num_players")]
+    states = positions[0].copy()
+    states[0]["deck"][-1] = 3  # a card past the deck's count
+    return [(states, "cannot snapshot: deck")]
 
 
 def named_positions(positions, truncated):

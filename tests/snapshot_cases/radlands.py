@@ -4,7 +4,7 @@ snapshot tests (the boards serve test_radlands_snapshot.py too)."""
 import functools
 
 import numpy as np
-from snapshot_helpers import first, legal, set_
+from snapshot_helpers import cut_at_step_cap, first, legal, play_and_sample, set_, true_keys
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.radlands import data as D
@@ -48,33 +48,26 @@ def sample(seeds_per_option=2, sample_rate=0.06, seed=5):
     opening, the final position and positions with a lifted person, revealed cards or a deep
     effect stack)."""
     rng = np.random.default_rng(seed)
-    positions = []
-    for options in ALL_OPTIONS:
-        for k in range(seeds_per_option):
-            states = new_game(2, seed * 1000 + options * 10 + k, options)
-            positions.append(states.copy())
-            while states[0]["phase"] != R.PHASE_OVER:
-                step_random(states, rng)
-                if rng.random() < sample_rate or _interesting(states[0]):
-                    positions.append(states.copy())
-            positions.append(states.copy())
-    return positions
+    starts = (
+        (new_game(2, seed * 1000 + options * 10 + k, options), step_random)
+        for options in ALL_OPTIONS
+        for k in range(seeds_per_option)
+    )
+
+    def keep(states):
+        return rng.random() < sample_rate or _interesting(states[0])
+
+    return play_and_sample(starts, over, keep, rng)
 
 
 def truncate(positions):
     """Positions pushed to one step below the cap, then one more step (not in the draft:
     its 6 steps never reach the cap)."""
-    rng = np.random.default_rng(3)
-    out = []
-    for states in positions[::7]:
-        if states[0]["phase"] in (R.PHASE_OVER, R.PHASE_DRAFT):
-            continue
-        cut = states.copy()
-        cut[0]["step_count"] = R.STEP_CAP - 1
-        step_random(cut, rng)
-        assert cut[0]["truncated"] == 1 or cut[0]["terminated"] == 1
-        out.append(cut)
-    return out
+    return cut_at_step_cap(R, positions, 7, step_random, over, skip=_in_draft)
+
+
+def _in_draft(states) -> bool:
+    return states[0]["phase"] == R.PHASE_DRAFT
 
 
 # ---- hand-built positions ------------------------------------------------------------------------
@@ -158,26 +151,18 @@ def round_trip_coverage(pairs):
         options.add((opts["raiders_slot"], opts["vera_vosh"], opts["zeto_khan"]))
         options.add(opts["first_game_camps"])
         vm = snap["vm"]
-        features.update(
-            name
-            for name, seen in [
-                ("lifted", vm["lifted"] is not None),
-                ("revealed", bool(vm["revealed"])),
-                ("internal frame", any("internal" in f for f in vm["frames"])),
-                ("nested frames", len(vm["frames"]) >= 3),
-                ("events phase decision", snap["in_events_phase"] and snap["pending"]),
-                ("reshuffled", snap["reshuffled"]),
-                (
-                    "punk",
-                    any(
-                        e.get("punk")
-                        for pl in snap["players"]
-                        for col in pl["columns"]
-                        for e in col
-                    ),
+        features |= true_keys(
+            {
+                "lifted": vm["lifted"] is not None,
+                "revealed": bool(vm["revealed"]),
+                "internal frame": any("internal" in f for f in vm["frames"]),
+                "nested frames": len(vm["frames"]) >= 3,
+                "events phase decision": snap["in_events_phase"] and snap["pending"],
+                "reshuffled": snap["reshuffled"],
+                "punk": any(
+                    e.get("punk") for pl in snap["players"] for col in pl["columns"] for e in col
                 ),
-            ]
-            if seen
+            }
         )
     # The sample must reach every phase, option and machine feature, or it proves little.
     assert phases == set(R.PHASE_NAMES)
@@ -226,14 +211,6 @@ def unwritable(positions):
     states = board()
     states[0]["ent_uid"][0, 2, 2] = 99  # an empty place with a uid
     return [(states, "cannot snapshot")]
-
-
-def named_positions(positions, truncated):
-    return positions + truncated
-
-
-def check_names(states, names):
-    return None
 
 
 def names_coverage(checked, keys):
