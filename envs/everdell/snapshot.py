@@ -1261,18 +1261,27 @@ def _location_choice_text(s, a: int) -> str:
 _STOREHOUSE_AMOUNT = (3, 2, 1, 2)  # twig, resin, pebble, berry (rules._produce)
 
 
+# Action texts that depend on the decision kind alone; {} is the resource or the card.
+_RESOURCE_TEXT = {
+    R.PK_REDUCE: "take off 1 {}",
+    R.PK_JUDGE_FROM: "Judge: pay 1 {} less",
+    R.PK_JUDGE_TO: "Judge: pay 1 {} instead",
+    R.PK_GAIN: "gain 1 {}",
+    R.PK_COURTHOUSE: "gain 1 {}",
+    R.PK_PEDDLER_PAY: "Peddler: pay 1 {}",
+}
+_CARD_TEXT = {
+    R.PK_GIVE_CARD: "give {}",
+    R.PK_RUG_REMOVE: "remove {} from Rugwort's city",
+    R.PK_HAND_OR_MEADOW: "play {} from hand for free",
+    R.PK_COPY_GREEN: "copy {} in Rugwort's city",
+}
+
+
 def _resource_text(s, kind: int, r: int) -> str:
     res = RESOURCES[r]
-    if kind == R.PK_REDUCE:
-        return f"take off 1 {res}"
-    if kind == R.PK_JUDGE_FROM:
-        return f"Judge: pay 1 {res} less"
-    if kind == R.PK_JUDGE_TO:
-        return f"Judge: pay 1 {res} instead"
-    if kind in (R.PK_GAIN, R.PK_COURTHOUSE):
-        return f"gain 1 {res}"
-    if kind == R.PK_PEDDLER_PAY:
-        return f"Peddler: pay 1 {res}"
+    if kind in _RESOURCE_TEXT:
+        return _RESOURCE_TEXT[kind].format(res)
     if kind == R.PK_STOREHOUSE:
         return f"put {_STOREHOUSE_AMOUNT[r]} {res} on the Storehouse"
     if kind == R.PK_GIVE_RESOURCE:
@@ -1290,14 +1299,8 @@ def _card_text(s, kind: int, t: int) -> str:
         if task == R.T_EVENT:
             return f"tuck {name} under {_event_name(e)}"
         return f"discard {name}"
-    if kind == R.PK_GIVE_CARD:
-        return f"give {name}"
-    if kind == R.PK_RUG_REMOVE:
-        return f"remove {name} from Rugwort's city"
-    if kind == R.PK_HAND_OR_MEADOW:
-        return f"play {name} from hand for free"
-    if kind == R.PK_COPY_GREEN:
-        return f"copy {name} in Rugwort's city"
+    if kind in _CARD_TEXT:
+        return _CARD_TEXT[kind].format(name)
     return f"card {name}"
 
 
