@@ -64,7 +64,6 @@ __all__ = [
     "counts_dict",
     "fail",
     "last_seat",
-    "or_null",
     "read_ascending",
     "read_bool",
     "read_counts",
@@ -317,12 +316,6 @@ def check_codes(values, name: str, lo: int, hi: int) -> None:
     values = np.asarray(values)
     if values.size and (values.min() < lo or values.max() > hi):
         refuse(f"{name} holds a value outside {lo}..{hi}")
-
-
-def or_null(code):
-    """A record's -1 (nothing) as JSON null."""
-    code = int(code)
-    return code if code >= 0 else None
 
 
 def counts_dict(row, names) -> dict:
