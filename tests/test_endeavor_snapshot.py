@@ -290,7 +290,7 @@ def test_tokens_are_never_created_or_lost_by_accident(positions):
             assert player["ships"]["europe"] == 0  # END-R4
 
 
-def test_decks_are_listed_topfirst(positions):
+def test_decks_are_listed_top_first(positions):
     # The next card a deck deals is its first entry: check it on the deals the rules make.
     sails = refills = draws = 0
     for states in positions:
