@@ -90,34 +90,39 @@ def _pending_dict(c) -> dict | None:
 
 
 def _merchants(c, p: int, state: int) -> list[str]:
-    return [D.MERCHANT_NAMES[t] for t in np.flatnonzero(c.s["cards"][p] == state)]
+    names = D.MERCHANT_NAMES
+    return [names[t] for t in np.flatnonzero(c.s["cards"][p] == state).tolist()]
+
+
+def _market_slot(t: int, cubes: list) -> dict | None:
+    if t < 0:
+        return None
+    return {"card": D.MERCHANT_NAMES[t], "cubes": dict(zip(D.COLOURS, cubes, strict=True))}
 
 
 def _market(c) -> list:
-    s = c.s
-    market = []
-    for k in range(R.MARKET_SIZE):
-        t = int(s["market"][k])
-        if t < 0:
-            market.append(None)
-        else:
-            cubes = core.counts_dict(s["market_cubes"][k], D.COLOURS)
-            market.append({"card": D.MERCHANT_NAMES[t], "cubes": cubes})
-    return market
+    rows = zip(c.s["market"].tolist(), c.s["market_cubes"].tolist(), strict=True)
+    return [_market_slot(t, cubes) for t, cubes in rows]
 
 
 def _point_row(c) -> list:
-    row = []
-    for j in range(R.POINT_ROW_SIZE):
-        i = int(c.s["point_row"][j])
-        row.append(None if i < 0 else {"card": D.POINT_NAMES[i], "points": int(D.POINT_VALUE[i])})
-    return row
+    return [
+        None if i < 0 else {"card": D.POINT_NAMES[i], "points": int(D.POINT_VALUE[i])}
+        for i in c.s["point_row"].tolist()
+    ]
+
+
+# kind -> (deck field, its top field, card names)
+_DECKS = {
+    "merchant": ("merchant_deck", "merchant_deck_top", D.MERCHANT_NAMES),
+    "point": ("point_deck", "point_deck_top", D.POINT_NAMES),
+}
 
 
 def _deck(c, kind: str, dealt: bool) -> list[str]:
-    top = int(c.s[f"{kind}_deck_top"])
-    names = D.MERCHANT_NAMES if kind == "merchant" else D.POINT_NAMES
-    cards = c.s[f"{kind}_deck"]
+    """The cards already turned up (``dealt``) or still face down, top first."""
+    field, top_field, names = _DECKS[kind]
+    cards, top = c.s[field].tolist(), int(c.s[top_field])
     return [names[t] for t in (cards[:top] if dealt else cards[top:])]
 
 
@@ -133,7 +138,7 @@ PLAYER = (
     core.Custom("played", lambda c, p: _merchants(c, p, R.PLAYED)),
     core.Custom(
         "point_cards",
-        lambda c, p: [D.POINT_NAMES[i] for i in np.flatnonzero(c.s["point_owner"] == p)],
+        lambda c, p: [D.POINT_NAMES[i] for i in np.flatnonzero(c.s["point_owner"] == p).tolist()],
     ),
     core.Int("gold", hi=_coins, what="coin count"),
     core.Int("silver", hi=_coins, what="coin count"),
@@ -184,9 +189,13 @@ def _cubes(value, path: str, hi: int) -> list[int]:
     return out
 
 
-def _merchant(value, path: str, market_only: bool = False) -> int:
+def _merchant(value, path: str) -> int:
+    return core.read_key(value, path, _MERCHANT_INDEX, "merchant card name")
+
+
+def _market_card(value, path: str) -> int:
     t = core.read_key(value, path, _MERCHANT_INDEX, "merchant card name")
-    if market_only and D.MERCHANT_STARTING[t]:
+    if D.MERCHANT_STARTING[t]:
         core.fail(path, f"{value!r} is a starting card (CSR-S3) and never enters the market deck")
     return t
 
@@ -204,7 +213,7 @@ def _place(places: dict, card: int, where: str, name: str, kind: str):
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _read_players(c: core.Call):
+def _read_players(c: core.ReadCall):
     s, n = c.s, c.n
     c.merchant_places = {}  # card -> where it was seen, to catch duplicates
     c.point_places = {}
@@ -266,7 +275,7 @@ _ROWS = {
         R.MARKET_SIZE,
         ("cubes", _read_cubes_entry),
         "market",
-        lambda value, path: _merchant(value, path, market_only=True),
+        _market_card,
         tuple(D.DECK_TYPES),
         "the players' hand/played",
     ),
@@ -282,7 +291,7 @@ _ROWS = {
 }
 
 
-def _read_row(c: core.Call, kind: str):
+def _read_row(c: core.ReadCall, kind: str):
     """A face-up row, its face-down deck and the cards dealt from it: the market (CSR-S4,
     CSR-A3) or the point row (CSR-S1, CSR-C2)."""
     row_key, size, (extra, read_extra), word, read_card, cards, owners = _ROWS[kind]
@@ -353,7 +362,7 @@ def _check_dealt(dealt, rest, taken, row, kind, names):
         core.fail(row_name, f"has an empty slot while {kind}_deck still has cards (refill rule)")
 
 
-def _check_progress(c: core.Call):
+def _check_progress(c: core.ReadCall):
     """End of game, turn order, step counters, pending sub-decision, caravans, score."""
     snap, s, n = c.snap, c.s, c.n
     phase, first, current = int(s["phase"]), int(s["first_player"]), int(s["current_player"])

@@ -52,6 +52,7 @@ __all__ = [
     "RNG",
     "Bool",
     "Call",
+    "ReadCall",
     "Codec",
     "Custom",
     "Field",
@@ -91,22 +92,35 @@ def last_seat(c) -> int:
     return c.n - 1
 
 
-def _bound(value, c) -> int:
-    return value(c) if callable(value) else value
-
-
 class Call:
-    """One ``to_dict`` or ``from_dict`` call: the record, the JSON object and what the game's
-    steps keep between them (set as attributes)."""
+    """One ``to_dict`` call: the record ``s`` (game ``g`` of ``states``) and its player count
+    ``n``; the game's writers may keep more on it (as attributes)."""
 
-    def __init__(self, states: np.ndarray, g: int, snap: dict | None = None):
+    snap = None
+
+    def __init__(self, states: np.ndarray, g: int):
         self.states = states
         self.s = states[g]
+        self.n = int(self.s["num_players"])
+
+
+class ReadCall(Call):
+    """One ``from_dict`` call: the JSON object ``snap`` and the record being filled, whose
+    player count ``n`` is read from it once known; the game's steps keep what they share
+    (places seen, cards owned) as attributes."""
+
+    def __init__(self, states: np.ndarray, snap: dict):
+        self.states = states
+        self.s = states[0]
         self.snap = snap
+        self._n = 0
 
     @property
     def n(self) -> int:
-        return int(self.s["num_players"])
+        # Kept once read: num_players is stored once and never changes after.
+        if not self._n:
+            self._n = int(self.s["num_players"])
+        return self._n
 
 
 class Field:
@@ -120,6 +134,17 @@ class Field:
 
     def write(self, c: Call, idx: tuple):
         raise NotImplementedError
+
+    def writer(self, per_player: bool):
+        """``write`` as a function of (c) or (c, p): what ``write_table`` calls."""
+        if per_player:
+            return lambda c, p: self.write(c, (p,))
+        return lambda c: self.write(c, ())
+
+    def step(self):
+        """Reading this top-level key as a step of ``from_dict``: a function of (c)."""
+        key = self.key
+        return lambda c: self.read(c.snap[key], key, c, ())
 
     def read(self, value, path: str, c: Call, idx: tuple) -> None:
         raise NotImplementedError
@@ -145,12 +170,43 @@ class Int(Field):
         v = int(c.s[self.field][idx]) if idx else int(c.s[self.field])
         return None if self.null is not None and v < 0 else v
 
+    def writer(self, per_player):
+        if self.null is not None:
+            return super().writer(per_player)
+        field = self.field
+        if per_player:
+            return lambda c, p: int(c.s[field][p])
+        return lambda c: int(c.s[field])
+
+    def step(self):
+        key, field, lo, hi, what = self.key, self.field, self.lo, self.hi, self.what
+        if self.null is not None:
+            return super().step()
+        if callable(lo) or callable(hi):
+
+            def step(c):
+                low = lo(c) if callable(lo) else lo
+                c.s[field] = read_int(c.snap[key], key, low, hi(c) if callable(hi) else hi, what)
+
+            return step
+
+        def step(c):
+            c.s[field] = read_int(c.snap[key], key, lo, hi, what)
+
+        return step
+
     def read(self, value, path, c, idx):
         if value is None and self.null is not None:
-            self._store(c, idx, self.null)
-            return
-        v = read_int(value, path, _bound(self.lo, c), _bound(self.hi, c), self.what)
-        self._store(c, idx, v)
+            v = self.null
+        else:
+            lo, hi = self.lo, self.hi
+            lo = lo(c) if callable(lo) else lo
+            hi = hi(c) if callable(hi) else hi
+            v = read_int(value, path, lo, hi, self.what)
+        if idx:
+            c.s[self.field][idx] = v
+        else:
+            c.s[self.field] = v
 
 
 class Bool(Field):
@@ -160,6 +216,20 @@ class Bool(Field):
 
     def write(self, c, idx):
         return bool(c.s[self.field][idx]) if idx else bool(c.s[self.field])
+
+    def writer(self, per_player):
+        field = self.field
+        if per_player:
+            return lambda c, p: bool(c.s[field][p])
+        return lambda c: bool(c.s[field])
+
+    def step(self):
+        key, field = self.key, self.field
+
+        def step(c):
+            c.s[field] = read_bool(c.snap[key], key)
+
+        return step
 
     def read(self, value, path, c, idx):
         self._store(c, idx, read_bool(value, path))
@@ -189,12 +259,22 @@ class Name(Field):
             refuse(f"{self.what} code {code} has no name")
         return self.names[code]
 
+    def writer(self, per_player):
+        if self.nullable or self.strict:
+            return super().writer(per_player)
+        field, names = self.field, self.names
+        if per_player:
+            return lambda c, p: names[int(c.s[field][p])]
+        return lambda c: names[int(c.s[field])]
+
     def read(self, value, path, c, idx):
         if value is None and self.nullable:
-            self._store(c, idx, -1)
-            return
-        names = tuple(self.codes)
-        self._store(c, idx, self.codes[names[read_name(value, path, names, self.what)]])
+            code = -1
+        else:
+            code = self.codes.get(value) if isinstance(value, str) else None
+            if code is None:  # refused, with the list of names
+                read_name(value, path, tuple(self.codes), self.what)
+        self._store(c, idx, code)
 
 
 class Custom(Field):
@@ -202,18 +282,24 @@ class Custom(Field):
     gives it; ``read(value, path, c)`` (optional) reads it where the table is read in order,
     else one of the game's steps reads it."""
 
-    __slots__ = ("writer", "reader")
+    __slots__ = ("write_fn", "reader")
 
     def __init__(self, key, write, read=None):
         super().__init__(key, None)
-        self.writer, self.reader = write, read
+        self.write_fn, self.reader = write, read
 
     def write(self, c, idx):
-        return self.writer(c, *idx)
+        return self.write_fn(c, *idx)
+
+    def writer(self, per_player):
+        return self.write_fn
 
     def read(self, value, path, c, idx):
         if self.reader is not None:
-            self.reader(value, path, c, *idx)
+            if idx:
+                self.reader(value, path, c, idx[0])
+            else:
+                self.reader(value, path, c)
 
 
 class Obj(Field):
@@ -233,8 +319,23 @@ class Obj(Field):
         read_table(read_obj(value, path, self.keys), path, self.table, c, idx)
 
 
+_WRITERS: dict = {}  # (id(table), per player) -> (table, ((key, writer), ...))
+
+
+def _writers(table, per_player: bool) -> tuple:
+    cached = _WRITERS.get((id(table), per_player))
+    if cached is None or cached[0] is not table:
+        cached = (table, tuple((entry.key, entry.writer(per_player)) for entry in table))
+        _WRITERS[(id(table), per_player)] = cached
+    return cached[1]
+
+
 def write_table(table, c: Call, idx: tuple = ()) -> dict:
-    return {entry.key: entry.write(c, idx) for entry in table}
+    """The JSON object of ``table`` (a tuple of entries), of player ``idx[0]`` if given."""
+    if idx:
+        p = idx[0]
+        return {key: write(c, p) for key, write in _writers(table, True)}
+    return {key: write(c) for key, write in _writers(table, False)}
 
 
 def read_table(obj: dict, path: str, table, c: Call, idx: tuple = (), keys=None) -> None:
@@ -319,7 +420,8 @@ def check_codes(values, name: str, lo: int, hi: int) -> None:
 
 
 def counts_dict(row, names) -> dict:
-    return {name: int(row[i]) for i, name in enumerate(names)}
+    """``{name: count}`` of an integer row, in name order."""
+    return dict(zip(names, row.tolist(), strict=True))
 
 
 # ---- the codec ---------------------------------------------------------------------------
@@ -365,22 +467,13 @@ class Codec:
             elif isinstance(step, str):
                 entry = self.entries[step]
                 assert not isinstance(entry, Custom) or entry.reader, step
-                steps.append(self._reader(entry))
+                steps.append(entry.step())
             else:
                 steps.append(step)
         self.steps = tuple(steps)
         readers = {step for step in order if isinstance(step, str)} | {"game", "version"}
         for entry in self.table:
             assert entry.key in readers or isinstance(entry, Custom), entry.key
-
-    @staticmethod
-    def _reader(entry):
-        key = entry.key
-
-        def step(c):
-            entry.read(c.snap[key], key, c, ())
-
-        return step
 
     def _read_game(self, c: Call) -> None:
         if c.snap["game"] != self.game:
@@ -403,7 +496,7 @@ class Codec:
         snap = read_obj(snapshot, "snapshot", self.keys)
         # Filled field by field while reading; returned only once every check has passed.
         states = np.zeros(1, self.dtype)
-        c = Call(states, 0, snap)
+        c = ReadCall(states, snap)
         for field in self.blank:
             c.s[field] = -1
         for step in self.steps:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from meeple_gym.core.errors import ActionError, SnapshotError
@@ -65,16 +67,23 @@ def read_name(value, path: str, names, what: str) -> int:
 
 def read_key(value, path: str, index: dict, what: str) -> int:
     """The code ``index`` gives the name ``value`` (a long table: cards, locations)."""
-    name = read_str(value, path)
-    if name not in index:
-        fail(path, f"unknown {what} {name!r}")
-    return index[name]
+    try:
+        return index[value]  # the keys are names: anything else is missing
+    except (KeyError, TypeError):
+        pass
+    fail(path, f"unknown {what} {read_str(value, path)!r}")
+
+
+@functools.cache
+def _int_range(dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 def read_raw(value, path: str, dtype) -> int:
     """Any value of an integer record field: leftovers that only need to fit their type."""
-    info = np.iinfo(dtype)
-    return read_int(value, path, int(info.min), int(info.max))
+    lo, hi = _int_range(np.dtype(dtype))
+    return read_int(value, path, lo, hi)
 
 
 def read_ascending(

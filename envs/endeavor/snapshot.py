@@ -359,38 +359,38 @@ class _Places:
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _read_order(value, path: str, c: core.Call):
+def _read_order(value, path: str, c: core.ReadCall):
     c.s["order"][: c.n] = _seat_list(value, path, c.n)
 
 
-def _read_exec_order(value, path: str, c: core.Call):
+def _read_exec_order(value, path: str, c: core.ReadCall):
     if value is not None:
         c.s["exec_order"][: c.n] = _seat_list(value, path, c.n)
 
 
-def _read_winners(value, path: str, c: core.Call):
+def _read_winners(value, path: str, c: core.ReadCall):
     winners = core.read_ascending(value, path, 0, c.n - 1, "seat", "seats", most=c.n)
     c.s["winners"] = sum(1 << q for q in winners)
 
 
-def _read_players(c: core.Call):
+def _read_players(c: core.ReadCall):
     c.places = _Places()
     for p, raw in enumerate(core.read_players(c)):
         path = f"players[{p}]"
         core.read_table(core.read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
 
 
-def _read_goods(value, path: str, c: core.Call, p: int):
+def _read_goods(value, path: str, c: core.ReadCall, p: int):
     c.s["goods"][p] = core.read_counts(value, path, GOODS, 0, R.MAX_GOODS)
 
 
-def _read_ships(value, path: str, c: core.Call, p: int):
+def _read_ships(value, path: str, c: core.ReadCall, p: int):
     c.s["ships"][p] = core.read_counts(value, path, REGIONS, 0, R.MAX_TOKENS)
     if c.s["ships"][p, R.EUROPE]:
         core.fail(f"{path}.europe", "ships are never sent to Europe (END-R4)")
 
 
-def _read_board(value, path: str, c: core.Call, p: int):
+def _read_board(value, path: str, c: core.ReadCall, p: int):
     s = c.s
     board = core.read_list(value, path, most=R.BOARD)  # END-B1
     for i, raw_card in enumerate(board):
@@ -404,7 +404,7 @@ def _read_board(value, path: str, c: core.Call, p: int):
     s["board_n"][p] = len(board)
 
 
-def _read_empire_hand(value, path: str, c: core.Call, p: int):
+def _read_empire_hand(value, path: str, c: core.ReadCall, p: int):
     for e in _id_order_set(value, path, D.EMPIRE_KEYS, "card"):
         c.places.put("empire", e, path)
         c.s["empire_hand"][p, e] = 1
@@ -440,7 +440,7 @@ def _read_roles(raw, s, p: int):
     s["role_deck_n"][p] = len(deck)
 
 
-def _read_regions(c: core.Call):
+def _read_regions(c: core.ReadCall):
     s, n, places = c.s, c.n, c.places
     regions = core.read_obj(c.snap["regions"], "regions", REGIONS)
     for r, key in enumerate(REGIONS):
@@ -481,7 +481,7 @@ def _region_city(value, path: str, r: int) -> int:
     return c
 
 
-def _read_piles(c: core.Call):
+def _read_piles(c: core.ReadCall):
     """The empire deck and market (END-S4) and the buildings (END-S5)."""
     s, places = c.s, c.places
     for key, kind, field, market_size in (
@@ -505,7 +505,7 @@ def _read_piles(c: core.Call):
                 s[f"{field}_market"][i] = card
 
 
-def _read_cities_used(value, path: str, c: core.Call):
+def _read_cities_used(value, path: str, c: core.ReadCall):
     bits = 0
     for i, ref in enumerate(core.read_list(value, path, most=R.N_SLOTS)):
         k = _read_slot_ref(ref, f"{path}[{i}]")
@@ -515,12 +515,12 @@ def _read_cities_used(value, path: str, c: core.Call):
     c.s["city_used"] = bits
 
 
-def _read_governor_slot(value, path: str, c: core.Call):
+def _read_governor_slot(value, path: str, c: core.ReadCall):
     if value is not None:
         c.s["gov_slot"] = _read_slot_ref(value, path)
 
 
-def _read_pending(c: core.Call):
+def _read_pending(c: core.ReadCall):
     raw, s = c.snap["pending"], c.s
     if int(s["phase"]) == R.PH_OVER:
         if raw is not None:

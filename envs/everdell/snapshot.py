@@ -426,7 +426,7 @@ def _player_ref(value, path: str, seats: int) -> int:
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _read_board(c: core.Call):
+def _read_board(c: core.ReadCall):
     """Deck, discard pile, Meadow, forest, events and the revealed cards."""
     snap, s, n = c.snap, c.s, c.n
     deck = core.read_list(snap["deck"], "deck", most=R.DECK_SIZE)
@@ -486,21 +486,21 @@ def _read_event(raw, path: str, s, seats: int) -> int:
     return e
 
 
-def _read_players(c: core.Call):
+def _read_players(c: core.ReadCall):
     for p, raw in enumerate(core.read_players(c)):
         path = f"players[{p}]"
         core.read_table(core.read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
 
 
-def _read_hand(value, path: str, c: core.Call, p: int):
+def _read_hand(value, path: str, c: core.ReadCall, p: int):
     c.s["hand"][p] = _card_count_dict(value, path, R.HAND_LIMIT)
 
 
-def _read_resources(value, path: str, c: core.Call, p: int):
+def _read_resources(value, path: str, c: core.ReadCall, p: int):
     c.s["resources"][p] = core.read_counts(value, path, RESOURCES, 0, R.COUNT_MAX)
 
 
-def _read_hand_size(value, path: str, c: core.Call, p: int):
+def _read_hand_size(value, path: str, c: core.ReadCall, p: int):
     size = core.read_int(value, path, 0, R.HAND_LIMIT, "hand size")  # EVD-D2
     held = int(c.s["hand"][p].sum())
     if held != size:
@@ -564,7 +564,7 @@ def _spaces_used(city) -> int:
     return sum(int(D.CARD_CITY_SPACE[t]) for t in cards) - pairs
 
 
-def _read_rugwort(c: core.Call):
+def _read_rugwort(c: core.ReadCall):
     raw, s, n = c.snap["rugwort"], c.s, c.n
     if n > 1:
         if raw is not None:
@@ -598,7 +598,7 @@ def _read_rugwort(c: core.Call):
     s["rug_meadow"] = bits - 256 if bits > _INT8_MAX else bits  # an int8 bitmask
 
 
-def _read_stack(c: core.Call):
+def _read_stack(c: core.ReadCall):
     snap, s, n = c.snap, c.s, c.n
     stack = core.read_obj(snap["stack"], "stack", STACK_KEYS)
     frames = core.read_list(stack["frames"], "stack.frames", most=R.MAX_FRAMES)
@@ -653,7 +653,7 @@ def _read_frame(raw, path: str, s, f: int, seats: int):
     s["fr_bits"][f] = bits
 
 
-def _read_workers(c: core.Call):
+def _read_workers(c: core.ReadCall):
     """Workers (EVD-S5: 2, then +1 spring, +1 summer, +2 autumn) and where they stand."""
     s, n = c.s, c.n
     seats = seats_for(n)
@@ -785,7 +785,7 @@ KIND_ACTIONS = {
 assert set(KIND_ACTIONS) == set(range(1, R.N_PK))
 
 
-def _read_pending(c: core.Call):
+def _read_pending(c: core.ReadCall):
     """The decider, the decision kind and its legal actions; ``null`` once the game is over."""
     raw, s, n = c.snap["pending"], c.s, c.n
     depth = int(s["depth"])

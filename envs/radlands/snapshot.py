@@ -500,12 +500,12 @@ def _label(value, path: str) -> int:
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def _check_vera_turn(ctx: core.Call):
+def _check_vera_turn(ctx: core.ReadCall):
     if ctx.s["vera_used"] and ctx.s["opt_vera"] != R.VERA_PER_TURN:
         core.fail("vera_used", "only the 'first_use_per_turn' reading of Vera Vosh sets it")
 
 
-def _read_draft(ctx: core.Call):
+def _read_draft(ctx: core.ReadCall):
     """Offers and kept camps (RAD-S3); fills offer, kept, kept_n and camp."""
     snap, s = ctx.snap, ctx.s
     draft = core.read_obj(snap["draft"], "draft", DRAFT_KEYS)
@@ -548,7 +548,7 @@ def _read_draft(ctx: core.Call):
             core.fail(kpath, "with first_game_camps all three camps are kept at the start")
 
 
-def _read_players(ctx: core.Call):
+def _read_players(ctx: core.ReadCall):
     s = ctx.s
     players = core.read_list(ctx.snap["players"], "players", R.N_PLAYERS)
     draft_over = int(s["kept_n"].min()) == 3
@@ -722,7 +722,7 @@ def _read_person(s, p: int, c: int, i: int, raw, path: str, uids: dict):
     s["ent_used_once"][p, c, i] = used_once
 
 
-def _read_piles(ctx: core.Call):
+def _read_piles(ctx: core.ReadCall):
     snap, s = ctx.snap, ctx.s
     deck = [
         _card(x, f"deck[{k}]")
@@ -739,7 +739,7 @@ def _read_piles(ctx: core.Call):
     s["discard_n"] = len(pile)
 
 
-def _read_vm(ctx: core.Call):
+def _read_vm(ctx: core.ReadCall):
     snap, s = ctx.snap, ctx.s
     vm = core.read_obj(snap["vm"], "vm", VM_KEYS)
     frames = core.read_list(vm["frames"], "vm.frames", most=R.MAX_FRAMES)
@@ -856,7 +856,7 @@ def _read_frame(s, d: int, raw, path: str):
             )
 
 
-def _read_leftovers(ctx: core.Call):
+def _read_leftovers(ctx: core.ReadCall):
     s = ctx.s
     left = core.read_obj(ctx.snap["leftovers"], "leftovers", LEFTOVER_KEYS)
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
@@ -898,7 +898,7 @@ def _read_leftovers(ctx: core.Call):
 # ---- from_dict: cross-field checks -----------------------------------------------------------
 
 
-def _check_cards(ctx: core.Call):
+def _check_cards(ctx: core.ReadCall):
     """RAD-S2: each of the 66 deck cards is in exactly one place."""
     seen = _accounted(ctx.s)
     for t in range(R.N_DT):
@@ -915,7 +915,7 @@ def _camps_left(s, p: int) -> int:
     return int((s["camp_state"][p] < 2).sum())
 
 
-def _check_progress(ctx: core.Call):
+def _check_progress(ctx: core.ReadCall):
     """Phase, decider, turn order, the effect stack and the end of the game."""
     s = ctx.s
     phase = int(s["phase"])
@@ -1194,7 +1194,7 @@ def _check_lifted(s):
 # ---- the field table -------------------------------------------------------------------------
 
 
-def _hand_dict(ctx: core.Call, p: int) -> dict:
+def _hand_dict(ctx: core.ReadCall, p: int) -> dict:
     hand = ctx.s["hand"][p]
     return {CARD_NAMES[t]: int(hand[t]) for t in range(R.N_DT) if hand[t]}
 
@@ -1266,7 +1266,7 @@ TABLE = (
 )
 
 
-def _check_decision(ctx: core.Call):
+def _check_decision(ctx: core.ReadCall):
     if int(ctx.s["phase"]) == R.PHASE_DECISION:
         _check_pending(ctx.states)
 
