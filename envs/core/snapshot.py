@@ -260,12 +260,18 @@ class Name(Field):
         return self.names[code]
 
     def writer(self, per_player):
-        if self.nullable or self.strict:
+        if self.nullable:
             return super().writer(per_player)
-        field, names = self.field, self.names
+        field, names, count = self.field, self.names, len(self.names) if self.strict else 0
+
+        def name(code: int) -> str:
+            if count and not 0 <= code < count:
+                refuse(f"{self.what} code {code} has no name")
+            return names[code]
+
         if per_player:
-            return lambda c, p: names[int(c.s[field][p])]
-        return lambda c: names[int(c.s[field])]
+            return lambda c, p: name(int(c.s[field][p]))
+        return lambda c: name(int(c.s[field]))
 
     def read(self, value, path, c, idx):
         if value is None and self.nullable:

@@ -381,7 +381,7 @@ def _pending_dict(c) -> dict | None:
 
 
 def _cards(c, field: str, what: str, top_first: bool = False) -> list[str]:
-    cards = c.s[field][: int(c.s[f"{field}_n"])]
+    cards = c.s[field][: int(c.s[f"{field}_n"])].tolist()
     return [_name(CARD_KEYS, card, what) for card in (cards[::-1] if top_first else cards)]
 
 
