@@ -179,14 +179,17 @@ class Int(Field):
         return lambda c: int(c.s[field])
 
     def step(self):
-        key, field, lo, hi, what = self.key, self.field, self.lo, self.hi, self.what
-        if self.null is not None:
-            return super().step()
-        if callable(lo) or callable(hi):
+        key, field, what, null = self.key, self.field, self.what, self.null
+        lo, hi = self.lo, self.hi
+        if null is not None or callable(lo) or callable(hi):
 
             def step(c):
+                value = c.snap[key]
+                if value is None and null is not None:
+                    c.s[field] = null
+                    return
                 low = lo(c) if callable(lo) else lo
-                c.s[field] = read_int(c.snap[key], key, low, hi(c) if callable(hi) else hi, what)
+                c.s[field] = read_int(value, key, low, hi(c) if callable(hi) else hi, what)
 
             return step
 
@@ -274,13 +277,23 @@ class Name(Field):
         return lambda c: name(int(c.s[field]))
 
     def read(self, value, path, c, idx):
+        self._store(c, idx, self._code(value, path))
+
+    def _code(self, value, path: str) -> int:
         if value is None and self.nullable:
-            code = -1
-        else:
-            code = self.codes.get(value) if isinstance(value, str) else None
-            if code is None:  # refused, with the list of names
-                read_name(value, path, tuple(self.codes), self.what)
-        self._store(c, idx, code)
+            return -1
+        code = self.codes.get(value) if isinstance(value, str) else None
+        if code is None:  # refused, with the list of names
+            read_name(value, path, tuple(self.codes), self.what)
+        return code
+
+    def step(self):
+        key, field, code = self.key, self.field, self._code
+
+        def step(c):
+            c.s[field] = code(c.snap[key], key)
+
+        return step
 
 
 class Custom(Field):
