@@ -222,26 +222,29 @@ def _read_players(c: core.ReadCall):
         path = f"players[{p}]"
         player = core.read_obj(raw, path, PLAYER_KEYS)
         s["caravan"][p] = _cubes(player["caravan"], f"{path}.caravan", MAX_CARAVAN_CUBES)
+        cards = [R.NOT_OWNED] * len(D.MERCHANT_NAMES)  # the player's row, stored once read
         for pile, state in (("hand", R.IN_HAND), ("played", R.PLAYED)):
             for i, name in enumerate(core.read_list(player[pile], f"{path}.{pile}")):
                 where = f"{path}.{pile}[{i}]"
                 t = _merchant(name, where)
-                if s["cards"][p, t] != R.NOT_OWNED:
+                if cards[t] != R.NOT_OWNED:
                     core.fail(where, f"card {name!r} is listed twice for this player")
-                s["cards"][p, t] = state
+                cards[t] = state
                 if not D.MERCHANT_STARTING[t]:
                     _place(c.merchant_places, t, where, name, "market")
         for t in _STARTING_TYPES:  # CSR-S3: every player keeps one of each starting card.
-            if s["cards"][p, t] == R.NOT_OWNED:
+            if cards[t] == R.NOT_OWNED:
                 core.fail(
                     path, f"starting card {D.MERCHANT_NAMES[t]!r} is in neither hand nor played"
                 )
-        for i, name in enumerate(core.read_list(player["point_cards"], f"{path}.point_cards")):
+        s["cards"][p] = cards
+        claims = core.read_list(player["point_cards"], f"{path}.point_cards")
+        for i, name in enumerate(claims):
             where = f"{path}.point_cards[{i}]"
             card = _point(name, where)
             _place(c.point_places, card, where, name, "point")
             s["point_owner"][card] = p
-            s["point_count"][p] += 1
+        s["point_count"][p] = len(claims)
         core.read_table(player, path, PLAYER, c, (p,), keys=("gold", "silver"))
         if s["gold"][p] + s["silver"][p] > s["point_count"][p]:
             core.fail(path, "holds more coins than point cards; a claim pays at most one (CSR-C3)")

@@ -176,7 +176,8 @@ def _name(names, code, what: str) -> str:
 
 
 def _card_counts(row) -> dict:
-    return {CARD_KEYS[t]: int(row[t]) for t in np.flatnonzero(row)}
+    counts = row.tolist()
+    return {CARD_KEYS[t]: counts[t] for t in np.flatnonzero(row).tolist()}
 
 
 def _worker_dict(s, code: int, perm: int) -> dict:
@@ -207,7 +208,8 @@ def _worker_dict(s, code: int, perm: int) -> dict:
 
 
 def _slot_dict(s, p: int, k: int) -> dict:
-    jail = [None if c < 0 else _name(CARD_KEYS, c, "prisoner") for c in s["city_jail"][p, k]]
+    cells = s["city_jail"][p, k].tolist()
+    jail = [None if c < 0 else _name(CARD_KEYS, c, "prisoner") for c in cells]
     return {
         "slot": k,
         "card": _name(CARD_KEYS, s["city"][p, k], "city card"),
@@ -225,10 +227,9 @@ def _city_list(c, p: int) -> list[dict]:
 
 def _workers_list(c, p: int) -> list[dict]:
     s = c.s
-    return [
-        _worker_dict(s, int(s["wloc"][p, w]), int(s["wperm"][p, w]))
-        for w in range(int(s["workers"][p]))
-    ]
+    count = int(s["workers"][p])
+    spots, permanent = s["wloc"][p, :count].tolist(), s["wperm"][p, :count].tolist()
+    return [_worker_dict(s, code, perm) for code, perm in zip(spots, permanent, strict=True)]
 
 
 def _rugwort_dict(s) -> dict | None:
@@ -247,12 +248,16 @@ def _rugwort_dict(s) -> dict | None:
     }
 
 
-def _event_dict(s, e: int) -> dict:
-    owner = int(s["event_owner"][e])
+def _event_dict(e: int, owners: list, stores: list) -> dict:
+    owner = owners[e]
+    return {"event": D.EVENT_KEYS[e], "owner": owner if owner >= 0 else None, "store": stores[e]}
+
+
+def _events_dict(c) -> dict:
+    owners, stores = c.s["event_owner"].tolist(), c.s["event_store"].tolist()
     return {
-        "event": D.EVENT_KEYS[e],
-        "owner": owner if owner >= 0 else None,
-        "store": int(s["event_store"][e]),
+        "basic": [_event_dict(e, owners, stores) for e in D.BASIC_EVENTS],
+        "special": [_event_dict(e, owners, stores) for e in c.s["specials"].tolist()],
     }
 
 
@@ -1113,10 +1118,7 @@ TABLE = (
     core.Custom("forest", lambda c: [D.LOCATION_KEYS[loc] for loc in c.s["forest"] if loc >= 0]),
     core.Custom(
         "events",
-        lambda c: {
-            "basic": [_event_dict(c.s, e) for e in D.BASIC_EVENTS],
-            "special": [_event_dict(c.s, int(e)) for e in c.s["specials"]],
-        },
+        _events_dict,
     ),
     core.Custom("revealed", lambda c: _cards(c, "revealed", "revealed card")),
     core.Int("tucked", hi=R.DECK_SIZE, what="tucked cards"),
