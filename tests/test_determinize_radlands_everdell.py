@@ -17,6 +17,7 @@ from scipy.stats import chisquare
 from meeple_gym.core.rng import derive_key, game_key
 from meeple_gym.everdell import determinize as everdell_det
 from meeple_gym.everdell import rules as ER
+from meeple_gym.everdell.snapshot import card_piles
 from meeple_gym.everdell.spec import SPEC as EVERDELL
 from meeple_gym.radlands import determinize as radlands_det
 from meeple_gym.radlands import rules as RR
@@ -107,15 +108,7 @@ def _everdell_cards(s) -> Counter:
     the card a play task holds (EVD-S4)."""
     n = int(s["seats"])
     seen = Counter()
-    piles = (
-        s["deck"][: int(s["deck_n"])],
-        s["discard"][: int(s["discard_n"])],
-        s["meadow"],
-        s["city"][:n].ravel(),
-        s["city_jail"][:n].ravel(),
-        s["revealed"][: int(s["revealed_n"])],
-    )
-    for pile in piles:
+    for pile in card_piles(s, n):
         seen.update(int(t) for t in pile if t >= 0)
     for t in range(ER.NT):
         seen[t] += int(s["hand"][:n, t].sum()) + int(s["rug_city"][t])

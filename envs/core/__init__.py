@@ -6,4 +6,6 @@
 - ``game``: the ``GameSpec`` protocol each game module fills in.
 - ``aec`` / ``batch``: the PettingZoo AEC env and the batched env built on a ``GameSpec``.
 - ``registry``: ``available_games``, ``make`` and ``make_batch``.
+- ``snapshot`` / ``snapshot_fields``: the shared half of every game's snapshot codec (its field
+  table, the round trip, the JSON readers); ``gate``: the checks every loaded position passes.
 """

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from meeple_gym.core.errors import ActionError, SnapshotError
@@ -53,6 +55,57 @@ def read_str(value, path: str) -> str:
     if not isinstance(value, str):
         fail(path, f"expected a string, got {type(value).__name__} {value!r}")
     return value
+
+
+def read_name(value, path: str, names, what: str) -> int:
+    """The index of ``value`` in ``names`` (a short closed list: phases, seasons, roles)."""
+    name = read_str(value, path)
+    if name not in names:
+        fail(path, f"unknown {what} {name!r} (expected one of {', '.join(names)})")
+    return list(names).index(name)
+
+
+def read_key(value, path: str, index: dict, what: str) -> int:
+    """The code ``index`` gives the name ``value`` (a long table: cards, locations)."""
+    try:
+        return index[value]  # the keys are names: anything else is missing
+    except (KeyError, TypeError):
+        pass
+    fail(path, f"unknown {what} {read_str(value, path)!r}")
+
+
+@functools.cache
+def _int_range(dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def read_raw(value, path: str, dtype) -> int:
+    """Any value of an integer record field: leftovers that only need to fit their type."""
+    lo, hi = _int_range(np.dtype(dtype))
+    return read_int(value, path, lo, hi)
+
+
+def read_ascending(
+    value, path: str, lo: int, hi: int, what: str, items: str, most: int, check=None
+) -> list[int]:
+    """Integers in lo..hi listed in increasing order, each once (a set written as a list);
+    ``check(v, path)`` vets each one as it is read."""
+    out: list[int] = []
+    for i, raw in enumerate(read_list(value, path, most=most)):
+        v = read_int(raw, f"{path}[{i}]", lo, hi, what)
+        if out and v <= out[-1]:
+            fail(f"{path}[{i}]", f"{items} are listed in increasing order, each once")
+        if check is not None:
+            check(v, path)
+        out.append(v)
+    return out
+
+
+def read_counts(value, path: str, names, lo: int, hi: int) -> list[int]:
+    """An object with one count per name (``{"tea": 1, "sugar": 0, ...}``), in name order."""
+    value = read_obj(value, path, names)
+    return [read_int(value[x], f"{path}.{x}", lo, hi, f"{x} count") for x in names]
 
 
 def action_index(action, num_actions: int) -> int:

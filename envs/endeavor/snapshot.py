@@ -31,79 +31,26 @@ of the phase, the legal actions the rules give, scores and winners) and raises
 
 from __future__ import annotations
 
-import re
-
 import numba
 import numpy as np
 
-from meeple_gym.core.errors import SnapshotError
+from meeple_gym.core import snapshot as core
 from meeple_gym.core.jit import kernel
 from meeple_gym.core.records import copy_values
-from meeple_gym.core.snapshot_fields import action_index
-from meeple_gym.core.snapshot_fields import fail as _fail
-from meeple_gym.core.snapshot_fields import read_bool as _bool
-from meeple_gym.core.snapshot_fields import read_int as _int
-from meeple_gym.core.snapshot_fields import read_list as _list
-from meeple_gym.core.snapshot_fields import read_obj as _obj
-from meeple_gym.core.snapshot_fields import read_str as _str
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor import rules as R
 
 GAME_NAME = "endeavor"
 SNAPSHOT_VERSION = 1
 
-TOP_KEYS = (
-    "game",
-    "version",
-    "num_players",
-    "rng",
-    "step_count",
-    "round",
-    "phase",
-    "sub_step",
-    "first_player",
-    "order",
-    "exec_order",
-    "exec_index",
-    "pick_index",
-    "terminated",
-    "truncated",
-    "winner",
-    "winners",
-    "players",
-    "regions",
-    "empire",
-    "buildings",
-    "execution",
-    "pending",
-)
-PLAYER_KEYS = (
-    "pool",
-    "lost",
-    "role",
-    "placed",
-    "goods",
-    "ships",
-    "board",
-    "empire_hand",
-    "roles",
-    "score",
-)
+
 ROLE_CARD_KEYS = ("hand", "deck", "aside")
 BOARD_CARD_KEYS = ("kind", "card")
 REGION_KEYS = ("open", "deck", "slots")
 SLOT_KEYS = ("city", "owner", "upgraded")
 SLOT_REF_KEYS = ("region", "slot")
 PILE_KEYS = ("deck", "market")
-EXECUTION_KEYS = (
-    "strength",
-    "used",
-    "took_goods",
-    "cities_used",
-    "home_used",
-    "governor_slot",
-    "governor_due",
-)
+
 PENDING_KEYS = ("player", "legal")
 
 PHASES = tuple(name.replace(" ", "_") for name in R.PHASE_NAMES)  # PH_* order
@@ -113,7 +60,7 @@ REGIONS = D.REGION_KEYS
 GOODS = D.GOODS
 ROLES = D.ROLES
 
-_RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
+
 _CARD_KEYS = {"city": D.CITY_KEYS, "building": D.BUILDING_KEYS, "empire": D.EMPIRE_KEYS}
 _CARD_INDEX = {"city": D.CITY_ID, "building": D.BUILDING_ID, "empire": D.EMPIRE_ID}
 _CARD_NAMES = {"city": D.CITY_NAMES, "building": D.BUILDING_NAMES, "empire": D.EMPIRE_NAMES}
@@ -188,34 +135,24 @@ def _derived(states) -> tuple[np.ndarray, np.ndarray]:
 # ---- to_dict ---------------------------------------------------------------------------------
 
 
-def _refuse(message: str):
-    raise SnapshotError(f"cannot snapshot: {message}")
-
-
-def _check_codes(values, name: str, lo: int, hi: int):
-    values = np.asarray(values)
-    if values.size and (values.min() < lo or values.max() > hi):
-        _refuse(f"{name} holds a value outside {lo}..{hi}")
-
-
 def _check_pile(cards, count, name: str, hi: int):
     """A deck array: ``count`` cards in 0..hi, then -1."""
     count = int(count)
     if not 0 <= count <= len(cards):
-        _refuse(f"{name}_n is {count}, outside 0..{len(cards)}")
-    _check_codes(cards[:count], name, 0, hi)
+        core.refuse(f"{name}_n is {count}, outside 0..{len(cards)}")
+    core.check_codes(cards[:count], name, 0, hi)
     if (cards[count:] != -1).any():
-        _refuse(f"{name} holds cards past its count")
+        core.refuse(f"{name} holds cards past its count")
 
 
-def _check_representable(s):
+def _writable(s):
     """Refuse a record whose values have no spelling in a snapshot (only a record that no
     game reaches fails here; from_dict checks the rules)."""
     n = int(s["num_players"])
     if not 2 <= n <= R.MAXP:
-        _refuse(f"num_players is {n}, Endeavor has 2-4 players")
-    _check_codes(s["phase"], "phase", 0, len(PHASES) - 1)
-    _check_codes(s["sub"], "sub", 0, len(SUB_STEPS) - 1)
+        core.refuse(f"num_players is {n}, Endeavor has 2-4 players")
+    core.check_codes(s["phase"], "phase", 0, len(PHASES) - 1)
+    core.check_codes(s["sub"], "sub", 0, len(SUB_STEPS) - 1)
     for field in (
         "terminated",
         "truncated",
@@ -228,28 +165,28 @@ def _check_representable(s):
         "took_goods",
         "home_used",
     ):
-        _check_codes(s[field], field, 0, 1)
+        core.check_codes(s[field], field, 0, 1)
     for field in ("first_player", "order", "exec_order", "winner", "current_player"):
         lo = 0 if field == "first_player" else -1
-        _check_codes(s[field], field, lo, n - 1)
+        core.check_codes(s[field], field, lo, n - 1)
     if (s["order"][:n] < 0).any() or (s["order"][n:] != -1).any():
-        _refuse("order must list the seats in use, then -1")
+        core.refuse("order must list the seats in use, then -1")
     started = s["exec_order"][:n] >= 0
     if (started.any() and not started.all()) or (s["exec_order"][n:] != -1).any():
-        _refuse("exec_order is neither unset (-1) nor a list of the seats in use")
+        core.refuse("exec_order is neither unset (-1) nor a list of the seats in use")
     if not 0 <= int(s["winners"]) < 1 << n:
-        _refuse(f"winners {int(s['winners'])} names seats beyond {n} players")
+        core.refuse(f"winners {int(s['winners'])} names seats beyond {n} players")
     over = int(s["phase"]) == R.PH_OVER
     if over != (int(s["current_player"]) < 0) or (over and s["pend_mask"].any()):
-        _refuse("phase, current_player and pend_mask disagree about a pending decision")
-    _check_codes(s["role"], "role", -1, R.N_ROLES - 1)
-    _check_codes(s["slot_city"], "slot_city", -1, R.NC - 1)
-    _check_codes(s["slot_owner"], "slot_owner", -1, n - 1)
-    _check_codes(s["empire_market"], "empire_market", -1, R.NEMP - 1)
-    _check_codes(s["building_market"], "building_market", -1, R.NB - 1)
-    _check_codes(s["gov_slot"], "gov_slot", -1, R.N_SLOTS - 1)
+        core.refuse("phase, current_player and pend_mask disagree about a pending decision")
+    core.check_codes(s["role"], "role", -1, R.N_ROLES - 1)
+    core.check_codes(s["slot_city"], "slot_city", -1, R.NC - 1)
+    core.check_codes(s["slot_owner"], "slot_owner", -1, n - 1)
+    core.check_codes(s["empire_market"], "empire_market", -1, R.NEMP - 1)
+    core.check_codes(s["building_market"], "building_market", -1, R.NB - 1)
+    core.check_codes(s["gov_slot"], "gov_slot", -1, R.N_SLOTS - 1)
     if not 0 <= int(s["city_used"]) < 1 << R.N_SLOTS:
-        _refuse(f"city_used {int(s['city_used'])} names slots beyond the {R.N_SLOTS}")
+        core.refuse(f"city_used {int(s['city_used'])} names slots beyond the {R.N_SLOTS}")
     for r in range(R.NR):
         _check_pile(s["region_deck"][r], s["region_deck_n"][r], f"region_deck[{r}]", R.NC - 1)
     _check_pile(s["empire_deck"], s["empire_deck_n"], "empire_deck", R.NEMP - 1)
@@ -258,15 +195,15 @@ def _check_representable(s):
         _check_pile(s["role_deck"][p], s["role_deck_n"][p], f"role_deck[{p}]", R.N_ROLES - 1)
         used = int(s["board_n"][p])
         if not 0 <= used <= R.BOARD:
-            _refuse(f"board_n[{p}] is {used}, outside 0..{R.BOARD}")
+            core.refuse(f"board_n[{p}] is {used}, outside 0..{R.BOARD}")
         for i in range(used):
             kind, cid = int(s["board_kind"][p, i]), int(s["board_id"][p, i])
             if kind not in (R.K_CITY, R.K_BUILDING, R.K_EMPIRE):
-                _refuse(f"board_kind[{p}, {i}] is {kind}, not a card kind")
+                core.refuse(f"board_kind[{p}, {i}] is {kind}, not a card kind")
             if not 0 <= cid < _COUNTS[BOARD_KINDS[kind]]:
-                _refuse(f"board_id[{p}, {i}] is {cid}, not a {BOARD_KINDS[kind]} card")
+                core.refuse(f"board_id[{p}, {i}] is {cid}, not a {BOARD_KINDS[kind]} card")
         if (s["board_kind"][p, used:] != R.K_NONE).any() or (s["board_id"][p, used:] != -1).any():
-            _refuse(f"player {p}'s board holds cards past board_n")
+            core.refuse(f"player {p}'s board holds cards past board_n")
     for p in range(n, R.MAXP):
         blank = (
             not s["pool"][p]
@@ -283,37 +220,26 @@ def _check_representable(s):
             and not s["score"][p]
         )
         if not blank:
-            _refuse(f"seat {p} is not in use but holds values")
-
-
-def _name_or_none(names, code) -> str | None:
-    code = int(code)
-    return None if code < 0 else names[code]
+            core.refuse(f"seat {p} is not in use but holds values")
 
 
 def _top_first(cards, count, names) -> list[str]:
     return [names[int(c)] for c in cards[: int(count)][::-1]]
 
 
-def _player_dict(s, p: int) -> dict:
+def _board_list(c, p: int) -> list[dict]:
+    return [
+        {"kind": BOARD_KINDS[kind], "card": _CARD_KEYS[BOARD_KINDS[kind]][cid]}
+        for kind, cid in _board(c.s, p)
+    ]
+
+
+def _roles_dict(c, p: int) -> dict:
+    s = c.s
     return {
-        "pool": int(s["pool"][p]),
-        "lost": int(s["lost"][p]),
-        "role": _name_or_none(ROLES, s["role"][p]),
-        "placed": int(s["placed"][p]),
-        "goods": {GOODS[x]: int(s["goods"][p, x]) for x in range(R.NG)},
-        "ships": {REGIONS[r]: int(s["ships"][p, r]) for r in range(R.NR)},
-        "board": [
-            {"kind": BOARD_KINDS[kind], "card": _CARD_KEYS[BOARD_KINDS[kind]][cid]}
-            for kind, cid in _board(s, p)
-        ],
-        "empire_hand": [D.EMPIRE_KEYS[e] for e in np.flatnonzero(s["empire_hand"][p])],
-        "roles": {
-            "hand": [ROLES[r] for r in np.flatnonzero(s["role_hand"][p])],
-            "deck": _top_first(s["role_deck"][p], s["role_deck_n"][p], ROLES),
-            "aside": [ROLES[r] for r in np.flatnonzero(s["role_aside"][p])],
-        },
-        "score": int(s["score"][p]),
+        "hand": [ROLES[r] for r in np.flatnonzero(s["role_hand"][p])],
+        "deck": _top_first(s["role_deck"][p], s["role_deck_n"][p], ROLES),
+        "aside": [ROLES[r] for r in np.flatnonzero(s["role_aside"][p])],
     }
 
 
@@ -324,7 +250,7 @@ def _region_dict(s, r: int) -> dict:
         owner = int(s["slot_owner"][k])
         slots.append(
             {
-                "city": _name_or_none(D.CITY_KEYS, s["slot_city"][k]),
+                "city": None if s["slot_city"][k] < 0 else D.CITY_KEYS[int(s["slot_city"][k])],
                 "owner": owner if owner >= 0 else None,
                 "upgraded": bool(s["slot_upgraded"][k]),
             }
@@ -336,119 +262,75 @@ def _region_dict(s, r: int) -> dict:
     }
 
 
-def to_dict(states: np.ndarray, g: int) -> dict:
-    """A JSON-safe, readable snapshot of game ``g`` that ``from_dict`` rebuilds exactly."""
-    s = states[g]
-    _check_representable(s)
-    n = int(s["num_players"])
-    winner = int(s["winner"])
-    pending = None
-    if int(s["phase"]) != R.PH_OVER:
-        pending = {
-            "player": int(s["current_player"]),
-            "legal": [int(a) for a in np.flatnonzero(s["pend_mask"])],
-        }
-    exec_order = None
-    if s["exec_order"][0] >= 0:
-        exec_order = [int(x) for x in s["exec_order"][:n]]
-    gov_slot = int(s["gov_slot"])
-    bits = int(s["city_used"])
+def _pending_dict(c) -> dict | None:
+    s = c.s
+    if int(s["phase"]) == R.PH_OVER:
+        return None
     return {
-        "game": GAME_NAME,
-        "version": SNAPSHOT_VERSION,
-        "num_players": n,
-        "rng": f"0x{int(s['rng'][0]):016x}",
-        "step_count": int(s["step_count"]),
-        "round": int(s["round"]),
-        "phase": PHASES[int(s["phase"])],
-        "sub_step": SUB_STEPS[int(s["sub"])],
-        "first_player": int(s["first_player"]),
-        "order": [int(x) for x in s["order"][:n]],
-        "exec_order": exec_order,
-        "exec_index": int(s["exec_index"]),
-        "pick_index": int(s["pick_index"]),
-        "terminated": bool(s["terminated"]),
-        "truncated": bool(s["truncated"]),
-        "winner": winner if winner >= 0 else None,
-        "winners": [p for p in range(n) if (int(s["winners"]) >> p) & 1],
-        "players": [_player_dict(s, p) for p in range(n)],
-        "regions": {REGIONS[r]: _region_dict(s, r) for r in range(R.NR)},
-        "empire": {
-            "deck": _top_first(s["empire_deck"], s["empire_deck_n"], D.EMPIRE_KEYS),
-            "market": [_name_or_none(D.EMPIRE_KEYS, e) for e in s["empire_market"]],
-        },
-        "buildings": {
-            "deck": _top_first(s["building_deck"], s["building_deck_n"], D.BUILDING_KEYS),
-            "market": [_name_or_none(D.BUILDING_KEYS, b) for b in s["building_market"]],
-        },
-        "execution": {
-            "strength": int(s["strength"]),
-            "used": int(s["used"]),
-            "took_goods": bool(s["took_goods"]),
-            "cities_used": [_slot_ref(k) for k in range(R.N_SLOTS) if (bits >> k) & 1],
-            "home_used": bool(s["home_used"]),
-            "governor_slot": _slot_ref(gov_slot) if gov_slot >= 0 else None,
-            "governor_due": int(s["gov_due"]),
-        },
-        "pending": pending,
+        "player": int(s["current_player"]),
+        "legal": [int(a) for a in np.flatnonzero(s["pend_mask"])],
     }
+
+
+def _exec_order(c) -> list[int] | None:
+    s = c.s
+    return [int(x) for x in s["exec_order"][: c.n]] if s["exec_order"][0] >= 0 else None
+
+
+def _pile_dict(c, field: str, keys) -> dict:
+    s = c.s
+    return {
+        "deck": _top_first(s[f"{field}_deck"], s[f"{field}_deck_n"], keys),
+        "market": [None if x < 0 else keys[int(x)] for x in s[f"{field}_market"]],
+    }
+
+
+def _cities_used(c) -> list[dict]:
+    bits = int(c.s["city_used"])
+    return [_slot_ref(k) for k in range(R.N_SLOTS) if (bits >> k) & 1]
+
+
+def _governor_slot(c) -> dict | None:
+    k = int(c.s["gov_slot"])
+    return _slot_ref(k) if k >= 0 else None
 
 
 # ---- from_dict: field readers ----------------------------------------------------------------
 
 
-def _named(value, path: str, names, what: str) -> int:
-    name = _str(value, path)
-    if name not in names:
-        _fail(path, f"unknown {what} {name!r} (expected one of {', '.join(names)})")
-    return list(names).index(name)
-
-
 def _card(value, path: str, kind: str) -> int:
-    name = _str(value, path)
-    if name not in _CARD_INDEX[kind]:
-        _fail(path, f"unknown {kind} card {name!r}")
-    return _CARD_INDEX[kind][name]
+    return core.read_key(value, path, _CARD_INDEX[kind], f"{kind} card")
 
 
 def _seat(value, path: str, n: int) -> int:
-    return _int(value, path, 0, n - 1, "seat")
-
-
-def _seat_or_none(value, path: str, n: int) -> int:
-    return -1 if value is None else _seat(value, path, n)
-
-
-def _counts(value, path: str, names, hi: int) -> list[int]:
-    value = _obj(value, path, names)
-    return [_int(value[x], f"{path}.{x}", 0, hi, f"{x} count") for x in names]
+    return core.read_int(value, path, 0, n - 1, "seat")
 
 
 def _id_order_set(value, path: str, names, what: str) -> list[int]:
     """A set written as a list in id order, each entry once."""
     ids = []
-    for i, raw in enumerate(_list(value, path, most=len(names))):
-        x = _named(raw, f"{path}[{i}]", names, what)
+    for i, raw in enumerate(core.read_list(value, path, most=len(names))):
+        x = core.read_name(raw, f"{path}[{i}]", names, what)
         if ids and x <= ids[-1]:
-            _fail(f"{path}[{i}]", f"{what}s are listed in table order, each once")
+            core.fail(f"{path}[{i}]", f"{what}s are listed in table order, each once")
         ids.append(x)
     return ids
 
 
 def _read_slot_ref(value, path: str) -> int:
-    ref = _obj(value, path, SLOT_REF_KEYS)
-    r = _named(ref["region"], f"{path}.region", REGIONS, "region")
-    i = _int(ref["slot"], f"{path}.slot", 0, int(R.REGION_SLOTS[r]) - 1, "slot")
+    ref = core.read_obj(value, path, SLOT_REF_KEYS)
+    r = core.read_name(ref["region"], f"{path}.region", REGIONS, "region")
+    i = core.read_int(ref["slot"], f"{path}.slot", 0, int(R.REGION_SLOTS[r]) - 1, "slot")
     return _FIRST_SLOT[r] + i
 
 
 def _seat_list(value, path: str, n: int) -> list[int]:
-    seats = _list(value, path, n)
+    seats = core.read_list(value, path, n)
     out = []
     for i, raw in enumerate(seats):
         q = _seat(raw, f"{path}[{i}]", n)
         if q in out:
-            _fail(f"{path}[{i}]", f"seat {q} is listed twice")
+            core.fail(f"{path}[{i}]", f"seat {q} is listed twice")
         out.append(q)
     return out
 
@@ -463,7 +345,7 @@ class _Places:
         where = self.seen.get((kind, cid))
         if where is not None:
             key = _CARD_KEYS[kind][cid]
-            _fail(path, f"{kind} card {key!r} is also at {where} (each card is in one place)")
+            core.fail(path, f"{kind} card {key!r} is also at {where} (each card is in one place)")
         self.seen[(kind, cid)] = path
 
     def check_all_placed(self):
@@ -471,158 +353,85 @@ class _Places:
             for cid in range(_COUNTS[kind]):
                 if (kind, cid) not in self.seen:
                     key = _CARD_KEYS[kind][cid]
-                    _fail(_CARD_HOME[kind], f"{kind} card {key!r} is missing (END-C2)")
+                    core.fail(_CARD_HOME[kind], f"{kind} card {key!r} is missing (END-C2)")
 
 
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def from_dict(snapshot: dict) -> np.ndarray:
-    """Rebuild a 1-game ``STATE_DTYPE`` array from ``snapshot``; raises ``SnapshotError``."""
-    snap = _obj(snapshot, "snapshot", TOP_KEYS)
-    # Filled field by field while reading; returned only once every check has passed.
-    states = np.zeros(1, R.STATE_DTYPE)
-    s = states[0]
-    _set_blank(s)
-    places = _Places()
-    n = _read_header(snap, s)
-    players = _list(snap["players"], "players")
-    if len(players) != n:
-        _fail("players", f"has {len(players)} entries but num_players is {n}")
-    for p, raw in enumerate(players):
-        _read_player(raw, s, p, n, places)
-    _read_regions(snap["regions"], s, n, places)
-    _read_piles(snap, s, places)
-    places.check_all_placed()
-    _read_execution(snap["execution"], s)
-    _read_pending(snap["pending"], s, n)
-    _check_players(s, n)
-    _check_regions(s, n)
-    _check_phase(s, n)
-    _check_goods(s, n)
-    _check_end(states, n)
-    _check_legal(states)
-    return states
+def _read_order(value, path: str, c: core.ReadCall):
+    c.s["order"][: c.n] = _seat_list(value, path, c.n)
 
 
-def _set_blank(s):
-    """The values ``init_game`` gives the fields a snapshot fills only in part."""
-    for field in (
-        "winner",
-        "current_player",
-        "role",
-        "board_id",
-        "role_deck",
-        "order",
-        "exec_order",
-        "region_deck",
-        "slot_city",
-        "slot_owner",
-        "empire_deck",
-        "empire_market",
-        "building_deck",
-        "building_market",
-        "gov_slot",
-    ):
-        s[field] = -1
+def _read_exec_order(value, path: str, c: core.ReadCall):
+    if value is not None:
+        c.s["exec_order"][: c.n] = _seat_list(value, path, c.n)
 
 
-def _read_header(snap: dict, s) -> int:
-    if snap["game"] != GAME_NAME:
-        _fail("game", f"expected {GAME_NAME!r}, got {snap['game']!r}")
-    version = _int(snap["version"], "version", 0, 2**31 - 1)
-    if version != SNAPSHOT_VERSION:
-        _fail("version", f"unsupported snapshot version {version}, expected {SNAPSHOT_VERSION}")
-    n = _int(snap["num_players"], "num_players", 2, R.MAXP, "num_players")
-    s["num_players"] = n
-    rng_text = _str(snap["rng"], "rng")
-    if not _RNG_PATTERN.fullmatch(rng_text):
-        _fail("rng", f"expected '0x' and 1-16 hex digits, got {rng_text!r}")
-    s["rng"][0] = np.uint64(int(rng_text, 16))
-    s["step_count"] = _int(snap["step_count"], "step_count", 0, R.STEP_CAP, "step count")
-    s["round"] = _int(snap["round"], "round", 1, R.ROUND_LIMIT, "round")  # END-E4
-    s["phase"] = _named(snap["phase"], "phase", PHASES, "phase")
-    s["sub"] = _named(snap["sub_step"], "sub_step", SUB_STEPS, "sub-step")
-    s["first_player"] = _seat(snap["first_player"], "first_player", n)
-    s["order"][:n] = _seat_list(snap["order"], "order", n)
-    if snap["exec_order"] is not None:
-        s["exec_order"][:n] = _seat_list(snap["exec_order"], "exec_order", n)
-    s["exec_index"] = _int(snap["exec_index"], "exec_index", 0, n, "index")
-    s["pick_index"] = _int(snap["pick_index"], "pick_index", 0, 2 * n, "index")
-    s["terminated"] = _bool(snap["terminated"], "terminated")
-    s["truncated"] = _bool(snap["truncated"], "truncated")
-    over = int(s["phase"]) == R.PH_OVER
-    if s["terminated"] and s["truncated"]:
-        _fail("truncated", "a game cannot be both terminated and truncated")
-    if over != bool(s["terminated"] or s["truncated"]):
-        _fail("phase", "the phase is 'over' exactly when the game is terminated or truncated")
-    if s["truncated"] and int(s["step_count"]) != R.STEP_CAP:
-        _fail("step_count", f"a truncated game stops at the step cap {R.STEP_CAP}")
-    if not over and int(s["step_count"]) >= R.STEP_CAP:
-        _fail("step_count", f"a game still running has fewer than {R.STEP_CAP} steps")
-    s["winner"] = _seat_or_none(snap["winner"], "winner", n)
-    bits = 0
-    for i, raw in enumerate(_list(snap["winners"], "winners", most=n)):
-        q = _seat(raw, f"winners[{i}]", n)
-        if bits >> q:
-            _fail(f"winners[{i}]", "seats are listed in increasing order, each once")
-        bits |= 1 << q
-    s["winners"] = bits
-    return n
+def _read_winners(value, path: str, c: core.ReadCall):
+    winners = core.read_ascending(value, path, 0, c.n - 1, "seat", "seats", most=c.n)
+    c.s["winners"] = sum(1 << q for q in winners)
 
 
-def _read_player(raw, s, p: int, n: int, places: _Places):
-    path = f"players[{p}]"
-    player = _obj(raw, path, PLAYER_KEYS)
-    # Issue 10.3: counters are bounded by what the game can reach (rules.MAX_*), not by int16.
-    s["pool"][p] = _int(player["pool"], f"{path}.pool", 0, R.MAX_TOKENS, "tokens")
-    s["lost"][p] = _int(player["lost"], f"{path}.lost", 0, R.MAX_TOKENS, "tokens")
-    if player["role"] is not None:
-        s["role"][p] = _named(player["role"], f"{path}.role", ROLES, "role")
-    s["placed"][p] = _int(player["placed"], f"{path}.placed", 0, R.MAX_TOKENS, "tokens")
-    s["goods"][p] = _counts(player["goods"], f"{path}.goods", GOODS, R.MAX_GOODS)
-    s["ships"][p] = _counts(player["ships"], f"{path}.ships", REGIONS, R.MAX_TOKENS)
-    if s["ships"][p, R.EUROPE]:
-        _fail(f"{path}.ships.europe", "ships are never sent to Europe (END-R4)")
-    board = _list(player["board"], f"{path}.board", most=R.BOARD)  # END-B1
+def _read_players(c: core.ReadCall):
+    c.places = _Places()
+    for p, raw in enumerate(core.read_players(c)):
+        path = f"players[{p}]"
+        core.read_table(core.read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
+
+
+def _read_goods(value, path: str, c: core.ReadCall, p: int):
+    c.s["goods"][p] = core.read_counts(value, path, GOODS, 0, R.MAX_GOODS)
+
+
+def _read_ships(value, path: str, c: core.ReadCall, p: int):
+    c.s["ships"][p] = core.read_counts(value, path, REGIONS, 0, R.MAX_TOKENS)
+    if c.s["ships"][p, R.EUROPE]:
+        core.fail(f"{path}.europe", "ships are never sent to Europe (END-R4)")
+
+
+def _read_board(value, path: str, c: core.ReadCall, p: int):
+    s = c.s
+    board = core.read_list(value, path, most=R.BOARD)  # END-B1
     for i, raw_card in enumerate(board):
-        where = f"{path}.board[{i}]"
-        entry = _obj(raw_card, where, BOARD_CARD_KEYS)
-        kind = _named(entry["kind"], f"{where}.kind", BOARD_KINDS[1:], "card kind") + 1
+        where = f"{path}[{i}]"
+        entry = core.read_obj(raw_card, where, BOARD_CARD_KEYS)
+        kind = core.read_name(entry["kind"], f"{where}.kind", BOARD_KINDS[1:], "card kind") + 1
         cid = _card(entry["card"], f"{where}.card", BOARD_KINDS[kind])
-        places.put(BOARD_KINDS[kind], cid, where)
+        c.places.put(BOARD_KINDS[kind], cid, where)
         s["board_kind"][p, i] = kind
         s["board_id"][p, i] = cid
     s["board_n"][p] = len(board)
-    for e in _id_order_set(player["empire_hand"], f"{path}.empire_hand", D.EMPIRE_KEYS, "card"):
-        places.put("empire", e, f"{path}.empire_hand")
-        s["empire_hand"][p, e] = 1
-    _read_roles(player["roles"], s, p)
-    s["score"][p] = _int(player["score"], f"{path}.score", 0, R.MAX_SCORE, "score")
+
+
+def _read_empire_hand(value, path: str, c: core.ReadCall, p: int):
+    for e in _id_order_set(value, path, D.EMPIRE_KEYS, "card"):
+        c.places.put("empire", e, path)
+        c.s["empire_hand"][p, e] = 1
 
 
 def _read_roles(raw, s, p: int):
     """END-O2: the player's 6 roles, each once, in hand (3), deck or set aside."""
     path = f"players[{p}].roles"
-    roles = _obj(raw, path, ROLE_CARD_KEYS)
+    roles = core.read_obj(raw, path, ROLE_CARD_KEYS)
     hand = _id_order_set(roles["hand"], f"{path}.hand", ROLES, "role")
     aside = _id_order_set(roles["aside"], f"{path}.aside", ROLES, "role")
     deck_path = f"{path}.deck"
     deck = [
-        _named(x, f"{deck_path}[{i}]", ROLES, "role")
-        for i, x in enumerate(_list(roles["deck"], deck_path, most=R.N_ROLES))
+        core.read_name(x, f"{deck_path}[{i}]", ROLES, "role")
+        for i, x in enumerate(core.read_list(roles["deck"], deck_path, most=R.N_ROLES))
     ]
     seen = {}
     for part, ids in (("hand", hand), ("deck", deck), ("aside", aside)):
         for r in ids:
             if r in seen:
-                _fail(f"{path}.{part}", f"role {ROLES[r]!r} is also in {seen[r]} (END-O2)")
+                core.fail(f"{path}.{part}", f"role {ROLES[r]!r} is also in {seen[r]} (END-O2)")
             seen[r] = part
     missing = [ROLES[r] for r in range(R.N_ROLES) if r not in seen]
     if missing:
-        _fail(path, f"missing role(s) {', '.join(missing)}: each player owns all 6 (END-O2)")
+        core.fail(path, f"missing role(s) {', '.join(missing)}: each player owns all 6 (END-O2)")
     if len(hand) != D.ROLE_HAND:
-        _fail(f"{path}.hand", f"holds {len(hand)} roles, expected {D.ROLE_HAND} (END-O2)")
+        core.fail(f"{path}.hand", f"holds {len(hand)} roles, expected {D.ROLE_HAND} (END-O2)")
     for r in hand:
         s["role_hand"][p, r] = 1
     for r in aside:
@@ -631,105 +440,103 @@ def _read_roles(raw, s, p: int):
     s["role_deck_n"][p] = len(deck)
 
 
-def _read_regions(raw, s, n: int, places: _Places):
-    regions = _obj(raw, "regions", REGIONS)
+def _read_regions(c: core.ReadCall):
+    s, n, places = c.s, c.n, c.places
+    regions = core.read_obj(c.snap["regions"], "regions", REGIONS)
     for r, key in enumerate(REGIONS):
         path = f"regions.{key}"
-        region = _obj(regions[key], path, REGION_KEYS)
-        s["region_open"][r] = _bool(region["open"], f"{path}.open")
-        deck = _list(region["deck"], f"{path}.deck", most=R.CITIES_PER_REGION)
+        region = core.read_obj(regions[key], path, REGION_KEYS)
+        s["region_open"][r] = core.read_bool(region["open"], f"{path}.open")
+        deck = core.read_list(region["deck"], f"{path}.deck", most=R.CITIES_PER_REGION)
         cities = []
         for i, name in enumerate(deck):
-            c = _region_city(name, f"{path}.deck[{i}]", r)
-            places.put("city", c, f"{path}.deck[{i}]")
-            cities.append(c)
+            city = _region_city(name, f"{path}.deck[{i}]", r)
+            places.put("city", city, f"{path}.deck[{i}]")
+            cities.append(city)
         s["region_deck"][r, : len(cities)] = cities[::-1]
         s["region_deck_n"][r] = len(cities)
         first = _FIRST_SLOT[r]
-        slots = _list(region["slots"], f"{path}.slots", int(R.REGION_SLOTS[r]))  # END-R4
+        slots = core.read_list(region["slots"], f"{path}.slots", int(R.REGION_SLOTS[r]))  # END-R4
         for i, raw_slot in enumerate(slots):
             where = f"{path}.slots[{i}]"
-            slot = _obj(raw_slot, where, SLOT_KEYS)
+            slot = core.read_obj(raw_slot, where, SLOT_KEYS)
             k = first + i
             if slot["city"] is not None:
                 s["slot_city"][k] = _region_city(slot["city"], f"{where}.city", r)
                 places.put("city", int(s["slot_city"][k]), where)
-            s["slot_owner"][k] = _seat_or_none(slot["owner"], f"{where}.owner", n)
-            s["slot_upgraded"][k] = _bool(slot["upgraded"], f"{where}.upgraded")
+            if slot["owner"] is not None:
+                s["slot_owner"][k] = _seat(slot["owner"], f"{where}.owner", n)
+            s["slot_upgraded"][k] = core.read_bool(slot["upgraded"], f"{where}.upgraded")
             if s["slot_owner"][k] >= 0 and s["slot_city"][k] < 0:
-                _fail(f"{where}.owner", "a marker stands only on a city card")
+                core.fail(f"{where}.owner", "a marker stands only on a city card")
             if s["slot_upgraded"][k] and s["slot_owner"][k] < 0:
-                _fail(f"{where}.upgraded", "only a settled city is upgraded (END-A3)")
+                core.fail(f"{where}.upgraded", "only a settled city is upgraded (END-A3)")
 
 
 def _region_city(value, path: str, r: int) -> int:
     c = _card(value, path, "city")
     if int(D.CITY_REGION[c]) != r:
         home = D.REGION_NAMES[int(D.CITY_REGION[c])]
-        _fail(path, f"{value!r} is a city of {home}, not of {D.REGION_NAMES[r]}")
+        core.fail(path, f"{value!r} is a city of {home}, not of {D.REGION_NAMES[r]}")
     return c
 
 
-def _read_piles(snap: dict, s, places: _Places):
+def _read_piles(c: core.ReadCall):
     """The empire deck and market (END-S4) and the buildings (END-S5)."""
+    s, places = c.s, c.places
     for key, kind, field, market_size in (
         ("empire", "empire", "empire", R.MARKET),
         ("buildings", "building", "building", R.B_MARKET),
     ):
-        pile = _obj(snap[key], key, PILE_KEYS)
-        deck = _list(pile["deck"], f"{key}.deck", most=_COUNTS[kind])
+        pile = core.read_obj(c.snap[key], key, PILE_KEYS)
+        deck = core.read_list(pile["deck"], f"{key}.deck", most=_COUNTS[kind])
         cards = []
         for i, name in enumerate(deck):
-            c = _card(name, f"{key}.deck[{i}]", kind)
-            places.put(kind, c, f"{key}.deck[{i}]")
-            cards.append(c)
+            card = _card(name, f"{key}.deck[{i}]", kind)
+            places.put(kind, card, f"{key}.deck[{i}]")
+            cards.append(card)
         s[f"{field}_deck"][: len(cards)] = cards[::-1]
         s[f"{field}_deck_n"] = len(cards)
-        market = _list(pile["market"], f"{key}.market", market_size)
+        market = core.read_list(pile["market"], f"{key}.market", market_size)
         for i, name in enumerate(market):
             if name is not None:
-                c = _card(name, f"{key}.market[{i}]", kind)
-                places.put(kind, c, f"{key}.market[{i}]")
-                s[f"{field}_market"][i] = c
+                card = _card(name, f"{key}.market[{i}]", kind)
+                places.put(kind, card, f"{key}.market[{i}]")
+                s[f"{field}_market"][i] = card
 
 
-def _read_execution(raw, s):
-    ex = _obj(raw, "execution", EXECUTION_KEYS)
-    s["strength"] = _int(ex["strength"], "execution.strength", 0, R.MAX_STRENGTH, "strength")
-    s["used"] = _int(ex["used"], "execution.used", 0, R.MAX_TOKENS, "count")
-    s["took_goods"] = _bool(ex["took_goods"], "execution.took_goods")
+def _read_cities_used(value, path: str, c: core.ReadCall):
     bits = 0
-    for i, ref in enumerate(_list(ex["cities_used"], "execution.cities_used", most=R.N_SLOTS)):
-        k = _read_slot_ref(ref, f"execution.cities_used[{i}]")
+    for i, ref in enumerate(core.read_list(value, path, most=R.N_SLOTS)):
+        k = _read_slot_ref(ref, f"{path}[{i}]")
         if bits >> k:
-            _fail(f"execution.cities_used[{i}]", "slots are listed in board order, each once")
+            core.fail(f"{path}[{i}]", "slots are listed in board order, each once")
         bits |= 1 << k
-    s["city_used"] = bits
-    s["home_used"] = _bool(ex["home_used"], "execution.home_used")
-    if ex["governor_slot"] is not None:
-        s["gov_slot"] = _read_slot_ref(ex["governor_slot"], "execution.governor_slot")
-    s["gov_due"] = _int(ex["governor_due"], "execution.governor_due", 0, 2, "goods")  # END-G
+    c.s["city_used"] = bits
 
 
-def _read_pending(raw, s, n: int):
+def _read_governor_slot(value, path: str, c: core.ReadCall):
+    if value is not None:
+        c.s["gov_slot"] = _read_slot_ref(value, path)
+
+
+def _read_pending(c: core.ReadCall):
+    raw, s = c.snap["pending"], c.s
     if int(s["phase"]) == R.PH_OVER:
         if raw is not None:
-            _fail("pending", "a finished game has no pending decision; expected null")
+            core.fail("pending", "a finished game has no pending decision; expected null")
         return
     if raw is None:
-        _fail("pending", "a game still running needs a pending decision, got null")
-    pending = _obj(raw, "pending", PENDING_KEYS)
-    s["current_player"] = _seat(pending["player"], "pending.player", n)
-    legal = _list(pending["legal"], "pending.legal", most=R.NUM_ACTIONS)
-    last = -1
-    for i, raw_action in enumerate(legal):
-        a = _int(raw_action, f"pending.legal[{i}]", 0, R.NUM_ACTIONS - 1, "action")
-        if a <= last:
-            _fail(f"pending.legal[{i}]", "actions are listed in increasing order, each once")
-        last = a
-        s["pend_mask"][a] = 1
+        core.fail("pending", "a game still running needs a pending decision, got null")
+    pending = core.read_obj(raw, "pending", PENDING_KEYS)
+    s["current_player"] = _seat(pending["player"], "pending.player", c.n)
+    last = R.NUM_ACTIONS - 1
+    legal = core.read_ascending(
+        pending["legal"], "pending.legal", 0, last, "action", "actions", last + 1
+    )
+    s["pend_mask"][legal] = 1
     if len(legal) < 2:  # a decision with one legal action is taken at once (rules.apply_action)
-        _fail("pending.legal", "a pending decision has at least 2 legal actions")
+        core.fail("pending.legal", "a pending decision has at least 2 legal actions")
 
 
 # ---- from_dict: the rules' invariants --------------------------------------------------------
@@ -743,14 +550,14 @@ def _check_players(s, n: int):
         extra = _extra_tokens(s, p)
         have = int(s["pool"][p]) + ships + int(s["lost"][p])
         if have != start + extra:
-            _fail(
+            core.fail(
                 f"players[{p}].pool",
                 f"pool {int(s['pool'][p])} + ships {ships} + lost {int(s['lost'][p])} = {have}, "
                 f"expected {start} starting tokens + {extra} from extra_tokens cards",
             )
         markers = int((s["slot_owner"] == p).sum())
         if markers > D.MARKERS:
-            _fail("regions", f"player {p} has {markers} markers on cities, at most {D.MARKERS}")
+            core.fail("regions", f"player {p} has {markers} markers on cities, at most {D.MARKERS}")
 
 
 def _check_regions(s, n: int):
@@ -762,16 +569,18 @@ def _check_regions(s, n: int):
         if s["region_open"][r]:
             before = int(R.PREVIOUS[r])
             if before >= 0 and not s["region_open"][before]:
-                _fail(f"regions.{key}.open", f"{REGIONS[before]} must open first (END-R3)")
+                core.fail(f"regions.{key}.open", f"{REGIONS[before]} must open first (END-R3)")
             continue
         if R.OPEN_AT_START[r]:
-            _fail(f"regions.{key}.open", "Europe and West Africa are open from the start (END-R2)")
+            core.fail(
+                f"regions.{key}.open", "Europe and West Africa are open from the start (END-R2)"
+            )
         if s["ships"][:n, r].any():
-            _fail(f"regions.{key}.open", "a region with ships is open (END-R2)")
+            core.fail(f"regions.{key}.open", "a region with ships is open (END-R2)")
         if any(s["slot_city"][k] >= 0 for k in slots):
-            _fail(f"regions.{key}.slots", "a closed region has no city dealt (END-R2)")
+            core.fail(f"regions.{key}.slots", "a closed region has no city dealt (END-R2)")
         if int(s["region_deck_n"][r]) != R.CITIES_PER_REGION:
-            _fail(f"regions.{key}.deck", "a closed region's deck is full (END-R2)")
+            core.fail(f"regions.{key}.deck", "a closed region's deck is full (END-R2)")
 
 
 def _markers(s, p: int) -> int:
@@ -784,12 +593,12 @@ def _check_between_rounds(s, n: int):
         r = _SLOT_REGION[k]
         if s["region_open"][r] and s["slot_city"][k] < 0 and s["region_deck_n"][r] > 0:
             i = k - _FIRST_SLOT[r]
-            _fail(f"regions.{REGIONS[r]}.slots[{i}]", "an empty slot is refilled (END-O5)")
+            core.fail(f"regions.{REGIONS[r]}.slots[{i}]", "an empty slot is refilled (END-O5)")
     for key, field in (("empire", "empire"), ("buildings", "building")):
         market = s[f"{field}_market"]
         for i in range(len(market)):
             if market[i] < 0 and s[f"{field}_deck_n"] > 0:
-                _fail(f"{key}.market[{i}]", "an empty market slot is refilled (END-O5)")
+                core.fail(f"{key}.market[{i}]", "an empty market slot is refilled (END-O5)")
 
 
 def _check_setup(s, n: int):
@@ -797,21 +606,21 @@ def _check_setup(s, n: int):
     for p in range(n):
         path = f"players[{p}]"
         if s["board_n"][p] or s["goods"][p].any() or s["ships"][p].any() or s["lost"][p]:
-            _fail(path, "holds cards, goods, ships or lost tokens before the first round")
+            core.fail(path, "holds cards, goods, ships or lost tokens before the first round")
         if s["role"][p] >= 0 or s["placed"][p]:
-            _fail(f"{path}.role", "no role is chosen during setup")
+            core.fail(f"{path}.role", "no role is chosen during setup")
     if (s["region_open"] != R.OPEN_AT_START).any():
-        _fail("regions", "only Europe and West Africa are open during setup (END-R2)")
+        core.fail("regions", "only Europe and West Africa are open during setup (END-R2)")
     if s["slot_upgraded"].any():
-        _fail("regions", "no city is upgraded during setup")
+        core.fail("regions", "no city is upgraded during setup")
     for key, field in (("empire", "empire_market"), ("buildings", "building_market")):
         if (s[field] >= 0).any():
-            _fail(f"{key}.market", "the markets are dealt after setup (END-S4, END-S5)")
+            core.fail(f"{key}.market", "the markets are dealt after setup (END-S4, END-S5)")
     if int(s["round"]) != 1 or int(s["exec_index"]) or s["exec_order"][0] >= 0:
-        _fail("round", "setup is before round 1's first execution")
+        core.fail("round", "setup is before round 1's first execution")
     firsts = [(int(s["first_player"]) + i) % n for i in range(n)]
     if [int(x) for x in s["order"][:n]] != firsts:
-        _fail("order", f"the seat order from the first player is {firsts} (END-S6)")
+        core.fail("order", f"the seat order from the first player is {firsts} (END-S6)")
 
 
 def _check_fresh_execution(s):
@@ -826,7 +635,7 @@ def _check_fresh_execution(s):
         and s["gov_due"] == 0
     )
     if not fresh:
-        _fail("execution", "no role has been executed yet; expected the initial values")
+        core.fail("execution", "no role has been executed yet; expected the initial values")
 
 
 def _check_phase(s, n: int):
@@ -836,7 +645,7 @@ def _check_phase(s, n: int):
     order = [int(x) for x in s["order"][:n]]
     roles = [int(x) for x in s["role"][:n]]
     if sub != R.SUB_MAIN and phase != R.PH_ROLE and not s["truncated"]:
-        _fail("sub_step", f"the phase {PHASES[phase]!r} has no sub-step")
+        core.fail("sub_step", f"the phase {PHASES[phase]!r} has no sub-step")
     if s["truncated"]:
         return  # cut off anywhere: only the phase-free invariants hold
     # END-O1, END-O2: a role is chosen from the hand and set aside only after the round; this
@@ -844,93 +653,93 @@ def _check_phase(s, n: int):
     if phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS, R.PH_ROLE):
         for p in range(n):
             if roles[p] >= 0 and not s["role_hand"][p, roles[p]]:
-                _fail(f"players[{p}].role", f"{ROLES[roles[p]]!r} is not in the player's hand")
+                core.fail(f"players[{p}].role", f"{ROLES[roles[p]]!r} is not in the player's hand")
     if phase == R.PH_START_CITY:
         picks = _PICKS[n]
         if pick >= len(picks):
-            _fail("pick_index", f"{len(picks)} starting picks with {n} players (END-S3)")
+            core.fail("pick_index", f"{len(picks)} starting picks with {n} players (END-S3)")
         want = (int(s["first_player"]) + picks[pick]) % n
         if cur != want:
-            _fail("pending.player", f"pick {pick} is player {want}'s (END-S3)")
+            core.fail("pending.player", f"pick {pick} is player {want}'s (END-S3)")
         for p in range(n):
             made = sum((int(s["first_player"]) + x) % n == p for x in picks[:pick])
             if _markers(s, p) != made:
-                _fail("regions", f"player {p} has made {made} starting pick(s) (END-S3)")
+                core.fail("regions", f"player {p} has made {made} starting pick(s) (END-S3)")
             _check_hand_size(s, p, int(R.EMPIRE_DRAW[n]))
         _check_setup(s, n)
         _check_fresh_execution(s)
     elif phase == R.PH_EMPIRE_RETURN:
         if pick >= n:
-            _fail("pick_index", f"is {pick}, but only {n} players return cards")
+            core.fail("pick_index", f"is {pick}, but only {n} players return cards")
         if cur != order[pick]:
-            _fail("pending.player", f"player {order[pick]} returns cards now (END-S4)")
+            core.fail("pending.player", f"player {order[pick]} returns cards now (END-S4)")
         for i, p in enumerate(order):
             if _markers(s, p) != D.STARTING_CITIES[n]:
                 want = D.STARTING_CITIES[n]
-                _fail("regions", f"player {p} holds {_markers(s, p)} cities, expected {want}")
+                core.fail("regions", f"player {p} holds {_markers(s, p)} cities, expected {want}")
             held = int(s["empire_hand"][p].sum())
             if i < pick:
                 _check_hand_size(s, p, D.EMPIRE_KEEP)
             elif i > pick:
                 _check_hand_size(s, p, int(R.EMPIRE_DRAW[n]))
             elif not D.EMPIRE_KEEP < held <= R.EMPIRE_DRAW[n]:
-                _fail(f"players[{p}].empire_hand", f"{held} cards while returning (END-S4)")
+                core.fail(f"players[{p}].empire_hand", f"{held} cards while returning (END-S4)")
         _check_setup(s, n)
         _check_fresh_execution(s)
     elif phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
         if pick >= n:
-            _fail("pick_index", f"is {pick}, but only {n} players plan")
+            core.fail("pick_index", f"is {pick}, but only {n} players plan")
         if cur != order[pick]:
-            _fail("pending.player", f"player {order[pick]} plans now (END-O1)")
+            core.fail("pending.player", f"player {order[pick]} plans now (END-O1)")
         for i, p in enumerate(order):
             chosen = i < pick or (i == pick and phase == R.PH_PLAN_TOKENS)
             if chosen != (roles[p] >= 0):
                 state = "has chosen a role already" if chosen else "has not chosen a role yet"
-                _fail(f"players[{p}].role", f"player {p} {state} (END-O1)")
+                core.fail(f"players[{p}].role", f"player {p} {state} (END-O1)")
             if i >= pick and s["placed"][p]:
-                _fail(f"players[{p}].placed", "tokens are placed after the role (END-O1)")
+                core.fail(f"players[{p}].placed", "tokens are placed after the role (END-O1)")
             if s["placed"][p] > s["pool"][p]:
-                _fail(f"players[{p}].placed", "more tokens placed than the pool holds")
+                core.fail(f"players[{p}].placed", "more tokens placed than the pool holds")
         _check_after_setup(s, n)
         if int(s["round"]) == 1:
             if s["exec_order"][0] >= 0 or int(s["exec_index"]):
-                _fail("exec_order", "no role is executed before round 1's execution")
+                core.fail("exec_order", "no role is executed before round 1's execution")
             _check_fresh_execution(s)
         else:
             _check_after_round(s, n)
         _check_between_rounds(s, n)
     elif phase == R.PH_ROLE:
         if pick != n:
-            _fail("pick_index", f"is {n} once every player has planned")
+            core.fail("pick_index", f"is {n} once every player has planned")
         for p in range(n):
             if roles[p] < 0:
-                _fail(f"players[{p}].role", "every player has chosen a role (END-O1)")
+                core.fail(f"players[{p}].role", "every player has chosen a role (END-O1)")
         want = sorted(order, key=lambda p: (roles[p], -int(s["placed"][p])))  # END-O3, stable
         if s["exec_order"][0] < 0 or [int(x) for x in s["exec_order"][:n]] != want:
-            _fail("exec_order", f"expected {want} from roles, tokens and last order (END-O3)")
+            core.fail("exec_order", f"expected {want} from roles, tokens and last order (END-O3)")
         index = int(s["exec_index"])
         if index >= n:
-            _fail("exec_index", f"is {index}, but only {n} roles are executed")
+            core.fail("exec_index", f"is {index}, but only {n} roles are executed")
         if cur != want[index]:
-            _fail("pending.player", f"player {want[index]} executes the role now (END-O3)")
+            core.fail("pending.player", f"player {want[index]} executes the role now (END-O3)")
         for p in want[index + 1 :]:
             if s["placed"][p] > s["pool"][p]:
-                _fail(f"players[{p}].placed", "more tokens placed than the pool holds")
+                core.fail(f"players[{p}].placed", "more tokens placed than the pool holds")
         if int(s["placed"][cur]) - int(s["used"]) > int(s["pool"][cur]):
-            _fail(f"players[{cur}].placed", "the role's unused tokens are still in the pool")
+            core.fail(f"players[{cur}].placed", "the role's unused tokens are still in the pool")
         _check_after_setup(s, n)
         _check_execution(s, n, cur)
     else:  # terminated at the end of a round (END-E1, END-E4)
         if pick != n or any(r < 0 for r in roles):
-            _fail("pick_index", "a game ends after the execution of a round")
+            core.fail("pick_index", "a game ends after the execution of a round")
         _check_after_round(s, n)
         _check_between_rounds(s, n)
         cities_left = int(s["region_deck_n"].sum())
         if cities_left and s["empire_deck_n"] and int(s["round"]) < R.ROUND_LIMIT:
-            _fail("terminated", "no end condition holds (END-E1, END-E4)")
+            core.fail("terminated", "no end condition holds (END-E1, END-E4)")
     if phase in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
         if not s["empire_deck_n"] or not int(s["region_deck_n"].sum()):
-            _fail("round", "a round starts only while the city and empire decks last (END-E1)")
+            core.fail("round", "a round starts only while the city and empire decks last (END-E1)")
 
 
 def _merchant_goods_left(s, p: int) -> int:
@@ -958,7 +767,7 @@ def _check_goods(s, n: int):
             most -= _merchant_goods_left(s, p)
         held = int(s["goods"][p].sum())
         if held > most:
-            _fail(
+            core.fail(
                 f"players[{p}].goods",
                 f"{held} goods, at most {most} after {actions} Merchant action(s) of at most "
                 f"{R.GOODS_PER_ROUND_MAX} goods each (END-A2, END-O1)",
@@ -968,67 +777,71 @@ def _check_goods(s, n: int):
 def _check_hand_size(s, p: int, size: int):
     held = int(s["empire_hand"][p].sum())
     if held != size:
-        _fail(f"players[{p}].empire_hand", f"holds {held} cards, expected {size} (END-S4)")
+        core.fail(f"players[{p}].empire_hand", f"holds {held} cards, expected {size} (END-S4)")
 
 
 def _check_after_setup(s, n: int):
     for p in range(n):
         held = int(s["empire_hand"][p].sum())
         if held > D.EMPIRE_KEEP:
-            _fail(f"players[{p}].empire_hand", f"{held} cards, {D.EMPIRE_KEEP} are kept (END-S4)")
+            core.fail(
+                f"players[{p}].empire_hand", f"{held} cards, {D.EMPIRE_KEEP} are kept (END-S4)"
+            )
 
 
 def _check_after_round(s, n: int):
     """END-O5: this round's execution order becomes the order for ties."""
     if s["exec_order"][0] < 0 or (s["exec_order"][:n] != s["order"][:n]).any():
-        _fail("exec_order", "after a round the order is the round's execution order (END-O3)")
+        core.fail("exec_order", "after a round the order is the round's execution order (END-O3)")
     if int(s["exec_index"]) != n:
-        _fail("exec_index", f"is {n} after a round's execution")
+        core.fail("exec_index", f"is {n} after a round's execution")
 
 
 def _check_execution(s, n: int, p: int):
     """The role being executed (END-A1…A5, END-G)."""
     role, sub = int(s["role"][p]), int(s["sub"])
     if sub == R.SUB_HOME_GOOD and role != R.MERCHANT:
-        _fail("sub_step", "only the Merchant collects at the home port")
+        core.fail("sub_step", "only the Merchant collects at the home port")
     if sub in (R.SUB_GOV_PAY, R.SUB_GOV_MOVE) and role != R.GOVERNOR:
-        _fail("sub_step", "only the Governor settles cities")
+        core.fail("sub_step", "only the Governor settles cities")
     bonus = sum(_ability(*card) == (D.ABILITY_ROLE_BONUS, role) for card in _board(s, p))
     if int(s["strength"]) > int(s["placed"][p]) + bonus:
-        _fail("execution.strength", "one unit per token plus one per role-bonus card (END-O4)")
+        core.fail("execution.strength", "one unit per token plus one per role-bonus card (END-O4)")
     if int(s["used"]) > int(s["placed"][p]):
-        _fail("execution.used", "each ship or attack needs one of the role's tokens (END-A1)")
+        core.fail("execution.used", "each ship or attack needs one of the role's tokens (END-A1)")
     if role not in (R.SAILOR, R.COMMANDER) and s["used"]:
-        _fail("execution.used", "only the Sailor and the Commander use tokens one by one")
+        core.fail("execution.used", "only the Sailor and the Commander use tokens one by one")
     bits = int(s["city_used"])
     if role != R.MERCHANT:
         for field, value in (("cities_used", bits), ("home_used", 0), ("took_goods", 0)):
             if value or (field != "cities_used" and s[field]):
-                _fail(f"execution.{field}", "only the Merchant collects goods (END-A2)")
+                core.fail(f"execution.{field}", "only the Merchant collects goods (END-A2)")
     else:
         for k in range(R.N_SLOTS):
             if (bits >> k) & 1 and s["slot_owner"][k] != p:
-                _fail("execution.cities_used", f"slot {_slot_ref(k)} is not player {p}'s city")
+                core.fail("execution.cities_used", f"slot {_slot_ref(k)} is not player {p}'s city")
         if sub == R.SUB_HOME_GOOD and not s["home_used"]:
-            _fail("execution.home_used", "the home port gives a good once it is used")
+            core.fail("execution.home_used", "the home port gives a good once it is used")
         took = bits != 0 or (bool(s["home_used"]) and sub != R.SUB_HOME_GOOD)
         if bool(s["took_goods"]) != took:
-            _fail("execution.took_goods", f"expected {took} from the cities and home port used")
+            core.fail("execution.took_goods", f"expected {took} from the cities and home port used")
     gov, due = int(s["gov_slot"]), int(s["gov_due"])
     if sub in (R.SUB_GOV_PAY, R.SUB_GOV_MOVE):
         if gov < 0 or s["slot_city"][gov] < 0 or s["slot_owner"][gov] >= 0:
-            _fail("execution.governor_slot", "the city being settled is an unclaimed city")
+            core.fail("execution.governor_slot", "the city being settled is an unclaimed city")
         if (sub == R.SUB_GOV_PAY) != (due > 0):
-            _fail("execution.governor_due", "goods are due exactly while paying (END-G)")
+            core.fail("execution.governor_due", "goods are due exactly while paying (END-G)")
         if sub == R.SUB_GOV_MOVE and _markers(s, p) != D.MARKERS:
-            _fail("sub_step", f"a marker moves only when all {D.MARKERS} are placed (END-G)")
+            core.fail("sub_step", f"a marker moves only when all {D.MARKERS} are placed (END-G)")
     else:
         if due:
-            _fail("execution.governor_due", "no goods are due outside the Governor's payment")
+            core.fail("execution.governor_due", "no goods are due outside the Governor's payment")
         if role != R.GOVERNOR and gov >= 0:
-            _fail("execution.governor_slot", "only the Governor settles cities")
+            core.fail("execution.governor_slot", "only the Governor settles cities")
         if role == R.GOVERNOR and gov >= 0 and s["slot_owner"][gov] != p:
-            _fail("execution.governor_slot", "the last city settled holds the Governor's marker")
+            core.fail(
+                "execution.governor_slot", "the last city settled holds the Governor's marker"
+            )
 
 
 def _check_end(states, n: int):
@@ -1037,14 +850,14 @@ def _check_end(states, n: int):
     if int(s["phase"]) != R.PH_OVER:
         for p in range(n):
             if s["score"][p]:
-                _fail(f"players[{p}].score", "scores stay 0 until the game is over")
+                core.fail(f"players[{p}].score", "scores stay 0 until the game is over")
         if s["winner"] >= 0 or s["winners"]:
-            _fail("winners", "only a finished game has winners")
+            core.fail("winners", "only a finished game has winners")
         return
     _, scores = _derived(states)
     for p in range(n):
         if int(s["score"][p]) != int(scores[p]):
-            _fail(
+            core.fail(
                 f"players[{p}].score",
                 f"is {int(s['score'][p])}, expected {int(scores[p])} (END-E2)",
             )
@@ -1061,17 +874,130 @@ def _check_end(states, n: int):
         expected = sum(1 << p for p in range(n) if keys[p] == max(keys))
     if int(s["winners"]) != expected:
         want = [p for p in range(n) if (expected >> p) & 1]
-        _fail("winners", f"expected {want} (END-E3; none when cut off)")
+        core.fail("winners", f"expected {want} (END-E3; none when cut off)")
     single = expected.bit_length() - 1 if expected and expected & (expected - 1) == 0 else -1
     if int(s["winner"]) != single:
-        _fail("winner", "is the one winner, or null when the win is shared or the game cut off")
+        core.fail("winner", "is the one winner, or null when the win is shared or the game cut off")
 
 
 def _check_legal(states):
     mask, _ = _derived(states)
     if (mask != states[0]["pend_mask"]).any():
         want = [int(a) for a in np.flatnonzero(mask)]
-        _fail("pending.legal", f"the rules give the legal actions {want} in this position")
+        core.fail("pending.legal", f"the rules give the legal actions {want} in this position")
+
+
+# ---- the field table -------------------------------------------------------------------------
+
+# Counters are bounded by what the game can reach (rules.MAX_*), not by int16.
+PLAYER = (
+    core.Int("pool", hi=R.MAX_TOKENS, what="tokens"),
+    core.Int("lost", hi=R.MAX_TOKENS, what="tokens"),
+    core.Name("role", names=ROLES, nullable=True),
+    core.Int("placed", hi=R.MAX_TOKENS, what="tokens"),
+    core.Custom("goods", lambda c, p: core.counts_dict(c.s["goods"][p], GOODS), _read_goods),
+    core.Custom("ships", lambda c, p: core.counts_dict(c.s["ships"][p], REGIONS), _read_ships),
+    core.Custom("board", _board_list, _read_board),
+    core.Custom(
+        "empire_hand",
+        lambda c, p: [D.EMPIRE_KEYS[e] for e in np.flatnonzero(c.s["empire_hand"][p])],
+        _read_empire_hand,
+    ),
+    core.Custom("roles", _roles_dict, lambda value, path, c, p: _read_roles(value, c.s, p)),
+    core.Int("score", hi=R.MAX_SCORE, what="score"),
+)
+PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
+TABLE = (
+    core.Int("num_players", lo=2, hi=R.MAXP, what="num_players"),
+    core.RNG,
+    core.Int("step_count", hi=R.STEP_CAP, what="step count"),
+    core.Int("round", lo=1, hi=R.ROUND_LIMIT, what="round"),  # END-E4
+    core.Name("phase", names=PHASES),
+    core.Name("sub_step", "sub", names=SUB_STEPS, what="sub-step"),
+    core.Int("first_player", hi=core.last_seat, what="seat"),
+    core.Custom("order", lambda c: [int(x) for x in c.s["order"][: c.n]], _read_order),
+    core.Custom("exec_order", _exec_order, _read_exec_order),
+    core.Int("exec_index", hi=lambda c: c.n, what="index"),
+    core.Int("pick_index", hi=lambda c: 2 * c.n, what="index"),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", hi=core.last_seat, what="seat", null=-1),
+    core.Custom(
+        "winners",
+        lambda c: [p for p in range(c.n) if (int(c.s["winners"]) >> p) & 1],
+        _read_winners,
+    ),
+    core.Custom("players", lambda c: [core.write_table(PLAYER, c, (p,)) for p in range(c.n)]),
+    core.Custom("regions", lambda c: {REGIONS[r]: _region_dict(c.s, r) for r in range(R.NR)}),
+    core.Custom("empire", lambda c: _pile_dict(c, "empire", D.EMPIRE_KEYS)),
+    core.Custom("buildings", lambda c: _pile_dict(c, "building", D.BUILDING_KEYS)),
+    core.Obj(
+        "execution",
+        (
+            core.Int("strength", hi=R.MAX_STRENGTH, what="strength"),
+            core.Int("used", hi=R.MAX_TOKENS, what="count"),
+            core.Bool("took_goods"),
+            core.Custom("cities_used", _cities_used, _read_cities_used),
+            core.Bool("home_used"),
+            core.Custom("governor_slot", _governor_slot, _read_governor_slot),
+            core.Int("governor_due", "gov_due", hi=2, what="goods"),  # END-G
+        ),
+    ),
+    core.Custom("pending", _pending_dict),
+)
+
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "num_players",
+    "rng",
+    "step_count",
+    "round",
+    "phase",
+    "sub_step",
+    "first_player",
+    "order",
+    "exec_order",
+    "exec_index",
+    "pick_index",
+    "terminated",
+    "truncated",
+    lambda c: core.check_stop(c, R.STEP_CAP, both="truncated", over=R.PH_OVER),
+    "winner",
+    "winners",
+    _read_players,
+    _read_regions,
+    _read_piles,
+    lambda c: c.places.check_all_placed(),
+    "execution",
+    _read_pending,
+    lambda c: _check_players(c.s, c.n),
+    lambda c: _check_regions(c.s, c.n),
+    lambda c: _check_phase(c.s, c.n),
+    lambda c: _check_goods(c.s, c.n),
+    lambda c: _check_end(c.states, c.n),
+    lambda c: _check_legal(c.states),
+)
+# The values init_game gives the fields a snapshot fills only in part.
+BLANK = (
+    "winner",
+    "current_player",
+    "role",
+    "board_id",
+    "role_deck",
+    "order",
+    "exec_order",
+    "region_deck",
+    "slot_city",
+    "slot_owner",
+    "empire_deck",
+    "empire_market",
+    "building_deck",
+    "building_market",
+    "gov_slot",
+)
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ, BLANK, _writable)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names ----------------------------------------------------------------------------
@@ -1125,7 +1051,7 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in the context of game ``g``'s pending decision, e.g.
     ``"choose Sailor"``, ``"send a ship to the Caribbean (cost 3)"`` or ``"attack player 2's
     ship in India"``. Costs are the decider's."""
-    a = action_index(action, R.NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     p = int(s["current_player"])
     n = int(s["num_players"])

@@ -47,63 +47,17 @@ stays inside the arrays.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from meeple_gym.core import snapshot as core
 from meeple_gym.core.errors import SnapshotError
-from meeple_gym.core.snapshot_fields import action_index
-from meeple_gym.core.snapshot_fields import fail as _fail
-from meeple_gym.core.snapshot_fields import read_bool as _bool
-from meeple_gym.core.snapshot_fields import read_int as _int
-from meeple_gym.core.snapshot_fields import read_list as _list
-from meeple_gym.core.snapshot_fields import read_obj as _obj
-from meeple_gym.core.snapshot_fields import read_str as _str
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
 
 GAME_NAME = "everdell"
 SNAPSHOT_VERSION = 2  # 2: option pass_anytime; passing only from autumn (EVD-E1)
 
-TOP_KEYS = (
-    "game",
-    "version",
-    "num_players",
-    "options",
-    "first_player",
-    "turn_player",
-    "turn_count",
-    "step_count",
-    "plays_this_turn",
-    "terminated",
-    "truncated",
-    "winner",
-    "players",
-    "rugwort",
-    "deck",
-    "discard",
-    "meadow",
-    "forest",
-    "events",
-    "revealed",
-    "tucked",
-    "stack",
-    "pending",
-    "leftovers",
-    "rng",
-)
-OPTION_KEYS = ("rug_year", "fool_bonuses", "pass_anytime")
-PLAYER_KEYS = (
-    "hand",
-    "hand_size",
-    "city",
-    "resources",
-    "tokens",
-    "season",
-    "workers",
-    "passed",
-    "score",
-)
+
 SLOT_KEYS = ("slot", "card", "occupied", "tokens", "store", "jail")
 RUGWORT_KEYS = ("city", "tokens", "score", "forest_position", "basic", "journey", "meadow_blocked")
 EVENT_KEYS = ("event", "owner", "store")
@@ -175,7 +129,7 @@ RAW_FRAME_LEN = len(RAW_FRAME_FIELDS) + 4 + 1  # + cost + bits
 _CARD_INDEX = dict(D.CARD_ID)
 _LOCATION_INDEX = dict(D.LOCATION_ID)
 _EVENT_INDEX = dict(D.EVENT_ID)
-_RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
+
 _INT8_MAX = int(np.iinfo(np.int8).max)
 _INT16_MAX = int(np.iinfo(np.int16).max)
 _INT16_MIN = int(np.iinfo(np.int16).min)
@@ -214,23 +168,16 @@ def _play_holds_card(s, f: int) -> bool:
 # ---- to_dict ---------------------------------------------------------------------------------
 
 
-def _refuse(message: str):
-    raise SnapshotError(f"cannot snapshot: {message}")
-
-
 def _name(names, code, what: str) -> str:
     code = int(code)
     if not 0 <= code < len(names):
-        _refuse(f"{what} code {code} has no name")
+        core.refuse(f"{what} code {code} has no name")
     return names[code]
 
 
-def _res_dict(row) -> dict:
-    return {RESOURCES[r]: int(row[r]) for r in range(4)}
-
-
 def _card_counts(row) -> dict:
-    return {CARD_KEYS[t]: int(row[t]) for t in np.flatnonzero(row)}
+    counts = row.tolist()
+    return {CARD_KEYS[t]: counts[t] for t in np.flatnonzero(row).tolist()}
 
 
 def _worker_dict(s, code: int, perm: int) -> dict:
@@ -255,40 +202,34 @@ def _worker_dict(s, code: int, perm: int) -> dict:
             "card": CARD_KEYS[card] if card >= 0 else None,
         }
     elif code != R.W_FREE:
-        _refuse(f"worker location code {code} has no meaning")
+        core.refuse(f"worker location code {code} has no meaning")
     out["permanent"] = bool(perm)
     return out
 
 
 def _slot_dict(s, p: int, k: int) -> dict:
-    jail = [None if c < 0 else _name(CARD_KEYS, c, "prisoner") for c in s["city_jail"][p, k]]
+    cells = s["city_jail"][p, k].tolist()
+    jail = [None if c < 0 else _name(CARD_KEYS, c, "prisoner") for c in cells]
     return {
         "slot": k,
         "card": _name(CARD_KEYS, s["city"][p, k], "city card"),
         "occupied": bool(s["city_occupied"][p, k]),
         "tokens": int(s["city_tokens"][p, k]),
-        "store": _res_dict(s["city_store"][p, k]),
+        "store": core.counts_dict(s["city_store"][p, k], RESOURCES),
         "jail": jail,
     }
 
 
-def _player_dict(s, p: int) -> dict:
-    city = [_slot_dict(s, p, k) for k in range(R.CITY_SLOTS) if s["city"][p, k] >= 0]
-    workers = [
-        _worker_dict(s, int(s["wloc"][p, w]), int(s["wperm"][p, w]))
-        for w in range(int(s["workers"][p]))
-    ]
-    return {
-        "hand": _card_counts(s["hand"][p]),
-        "hand_size": int(s["hand_n"][p]),
-        "city": city,
-        "resources": _res_dict(s["resources"][p]),
-        "tokens": int(s["tokens"][p]),
-        "season": _name(SEASONS, s["season"][p], "season"),
-        "workers": workers,
-        "passed": bool(s["passed"][p]),
-        "score": int(s["score"][p]),
-    }
+def _city_list(c, p: int) -> list[dict]:
+    s = c.s
+    return [_slot_dict(s, p, k) for k in range(R.CITY_SLOTS) if s["city"][p, k] >= 0]
+
+
+def _workers_list(c, p: int) -> list[dict]:
+    s = c.s
+    count = int(s["workers"][p])
+    spots, permanent = s["wloc"][p, :count].tolist(), s["wperm"][p, :count].tolist()
+    return [_worker_dict(s, code, perm) for code, perm in zip(spots, permanent, strict=True)]
 
 
 def _rugwort_dict(s) -> dict | None:
@@ -307,28 +248,32 @@ def _rugwort_dict(s) -> dict | None:
     }
 
 
-def _event_dict(s, e: int) -> dict:
-    owner = int(s["event_owner"][e])
+def _event_dict(e: int, owners: list, stores: list) -> dict:
+    owner = owners[e]
+    return {"event": D.EVENT_KEYS[e], "owner": owner if owner >= 0 else None, "store": stores[e]}
+
+
+def _events_dict(c) -> dict:
+    owners, stores = c.s["event_owner"].tolist(), c.s["event_store"].tolist()
     return {
-        "event": D.EVENT_KEYS[e],
-        "owner": owner if owner >= 0 else None,
-        "store": int(s["event_store"][e]),
+        "basic": [_event_dict(e, owners, stores) for e in D.BASIC_EVENTS],
+        "special": [_event_dict(e, owners, stores) for e in c.s["specials"].tolist()],
     }
 
 
 def _frame_dict(s, f: int) -> dict:
     kind = int(s["fr_kind"][f])
     if kind not in TASKS:
-        _refuse(f"frame {f} has task kind {kind}")
+        core.refuse(f"frame {f} has task kind {kind}")
     bits = int(s["fr_bits"][f])
     if bits < 0 or bits >> R.CITY_SLOTS:
-        _refuse(f"frame {f} has slot bits {bits:#x} beyond the {R.CITY_SLOTS} city slots")
+        core.refuse(f"frame {f} has slot bits {bits:#x} beyond the {R.CITY_SLOTS} city slots")
     frame = {"task": TASKS[kind], "actor": int(s["fr_actor"][f]), "stage": int(s["fr_stage"][f])}
     for key, field, names in FRAME_ARGS[kind]:
         value = int(s[field][f])
         frame[key] = value if names is None else _name(names, value, f"frame {f} {key}")
     frame["n"] = int(s["fr_n"][f])
-    frame["cost"] = _res_dict(s["fr_cost"][f])
+    frame["cost"] = core.counts_dict(s["fr_cost"][f], RESOURCES)
     frame["slots"] = [k for k in range(R.CITY_SLOTS) if (bits >> k) & 1]
     return frame
 
@@ -341,32 +286,26 @@ def _raw_frames(s, first: int) -> list[list[int]]:
     return rows[: used[-1] + 1 if used.size else 0].tolist()
 
 
-def _check_codes(values, name: str, lo: int, hi: int):
-    values = np.asarray(values)
-    if values.size and (values.min() < lo or values.max() > hi):
-        _refuse(f"{name} holds a value outside {lo}..{hi}")
-
-
-def _check_representable(s):
+def _writable(s):
     """Refuse a record whose unwritten fields are not what ``from_dict`` rebuilds (only a
     corrupted record fails here)."""
     n = int(s["num_players"])
     if not 1 <= n <= R.MAXP:
-        _refuse(f"num_players is {n}, Everdell has 1-4 players")
+        core.refuse(f"num_players is {n}, Everdell has 1-4 players")
     seats = seats_for(n)
     if int(s["seats"]) != seats:
-        _refuse(f"seats is {int(s['seats'])}, expected {seats} for {n} player(s)")
+        core.refuse(f"seats is {int(s['seats'])}, expected {seats} for {n} player(s)")
     deck_n, discard_n, rev_n = int(s["deck_n"]), int(s["discard_n"]), int(s["revealed_n"])
     depth = int(s["depth"])
     if not (0 <= deck_n <= R.DECK_SIZE and 0 <= discard_n <= R.DECK_SIZE):
-        _refuse("deck_n or discard_n is out of range")
+        core.refuse("deck_n or discard_n is out of range")
     if not 0 <= rev_n <= len(s["revealed"]) or not 0 <= depth <= R.MAX_FRAMES:
-        _refuse("revealed_n or depth is out of range")
+        core.refuse("revealed_n or depth is out of range")
     for field, used in (("deck", deck_n), ("discard", discard_n), ("revealed", rev_n)):
         if (s[field][used:] != -1).any():
-            _refuse(f"{field} holds cards past its count")
+            core.refuse(f"{field} holds cards past its count")
     if int(s["answer"]) != -1:
-        _refuse("an answer is waiting to be read (answer != -1)")
+        core.refuse("an answer is waiting to be read (answer != -1)")
     # Codes written as names, null or true/false: other values would have no spelling.
     for field in (
         "pend_mask",
@@ -378,28 +317,28 @@ def _check_representable(s):
         "opt_fool_bonuses",
         "opt_pass_anytime",
     ):
-        _check_codes(s[field], field, 0, 1)
+        core.check_codes(s[field], field, 0, 1)
     for field in ("meadow", "city", "city_jail"):
-        _check_codes(s[field], field, -1, R.NT - 1)
-    _check_codes(s["specials"], "specials", 0, D.N_EVENTS - 1)
-    _check_codes(s["event_owner"], "event_owner", -1, seats - 1)
-    _check_codes(s["winner"], "winner", -1, seats - 1)
-    _check_codes(s["current_player"], "current_player", -1, n - 1)
+        core.check_codes(s[field], field, -1, R.NT - 1)
+    core.check_codes(s["specials"], "specials", 0, D.N_EVENTS - 1)
+    core.check_codes(s["event_owner"], "event_owner", -1, seats - 1)
+    core.check_codes(s["winner"], "winner", -1, seats - 1)
+    core.check_codes(s["current_player"], "current_player", -1, n - 1)
     for field in ("rug_forest", "rug_basic", "rug_journey"):
-        _check_codes(s[field], field, -1, D.N_LOCATIONS - 1)
+        core.check_codes(s[field], field, -1, D.N_LOCATIONS - 1)
     waiting = int(s["pend_kind"]) != R.PK_NONE
     if waiting != (int(s["current_player"]) >= 0) or (not waiting and s["pend_mask"].any()):
-        _refuse("pend_kind, current_player and pend_mask disagree about a pending decision")
+        core.refuse("pend_kind, current_player and pend_mask disagree about a pending decision")
     dealt = int(R.FOREST_DEALT[n])
-    _check_codes(s["forest"][:dealt], "forest", 0, D.N_LOCATIONS - 1)
+    core.check_codes(s["forest"][:dealt], "forest", 0, D.N_LOCATIONS - 1)
     if (s["forest"][dealt:] != -1).any():
-        _refuse("forest holds cards past the dealt ones")
+        core.refuse("forest holds cards past the dealt ones")
     for p in range(R.MAXP):
         w = int(s["workers"][p])
         if not 0 <= w <= R.MAX_WORKERS:
-            _refuse(f"player {p} owns {w} workers")
+            core.refuse(f"player {p} owns {w} workers")
         if (s["wloc"][p, w:] != R.W_FREE).any() or s["wperm"][p, w:].any():
-            _refuse(f"player {p} has worker fields past the workers owned")
+            core.refuse(f"player {p} has worker fields past the workers owned")
     held = (
         (s["city_occupied"] != 0)
         | (s["city_tokens"] != 0)
@@ -407,7 +346,7 @@ def _check_representable(s):
         | (s["city_jail"] != -1).any(axis=2)
     )
     if (held & (s["city"] < 0)).any():
-        _refuse("an empty city slot holds tokens, resources or prisoners")
+        core.refuse("an empty city slot holds tokens, resources or prisoners")
     for p in range(n, R.MAXP):
         blank = (
             not s["hand"][p].any()
@@ -420,7 +359,7 @@ def _check_representable(s):
         )
         rugwort = n == 1 and p == R.RUGWORT
         if not blank or (not rugwort and (s["tokens"][p] != 0 or s["score"][p] != 0)):
-            _refuse(f"seat {p} is not in use but holds values")
+            core.refuse(f"seat {p} is not in use but holds values")
     if n > 1 and (
         s["rug_city"].any()
         or s["rug_forest"] != -1
@@ -428,316 +367,199 @@ def _check_representable(s):
         or s["rug_journey"] != -1
         or s["rug_meadow"] != 0
     ):
-        _refuse("Rugwort's fields are set in a game with more than one player")
+        core.refuse("Rugwort's fields are set in a game with more than one player")
     dealt_specials = {int(e) for e in s["specials"]}
     for e in D.SPECIAL_EVENTS:
         if e not in dealt_specials and (s["event_owner"][e] != -1 or s["event_store"][e] != 0):
-            _refuse(f"special event {D.EVENT_KEYS[e]} was not dealt but has an owner or store")
+            core.refuse(f"special event {D.EVENT_KEYS[e]} was not dealt but has an owner or store")
 
 
-def to_dict(states: np.ndarray, g: int) -> dict:
-    """A JSON-safe, readable snapshot of game ``g`` that ``from_dict`` rebuilds exactly."""
-    s = states[g]
-    _check_representable(s)
-    n = int(s["num_players"])
-    deck_n, discard_n, depth = int(s["deck_n"]), int(s["discard_n"]), int(s["depth"])
-    pending = None
-    if int(s["pend_kind"]) != R.PK_NONE:
-        pending = {
-            "player": int(s["current_player"]),
-            "kind": _name(DECISION_KINDS, s["pend_kind"], "decision kind"),
-            "legal": [int(a) for a in np.flatnonzero(s["pend_mask"])],
-        }
-    stale = _raw_frames(s, depth)
-    winner = int(s["winner"])
+def _pending_dict(c) -> dict | None:
+    s = c.s
+    if int(s["pend_kind"]) == R.PK_NONE:
+        return None
     return {
-        "game": GAME_NAME,
-        "version": SNAPSHOT_VERSION,
-        "num_players": n,
-        "options": {
-            "rug_year": int(s["rug_year"]),
-            "fool_bonuses": bool(s["opt_fool_bonuses"]),
-            "pass_anytime": bool(s["opt_pass_anytime"]),
-        },
-        "first_player": int(s["first_player"]),
-        "turn_player": int(s["turn_player"]),
-        "turn_count": int(s["turn_count"]),
-        "step_count": int(s["step_count"]),
-        "plays_this_turn": int(s["plays_this_turn"]),
-        "terminated": bool(s["terminated"]),
-        "truncated": bool(s["truncated"]),
-        "winner": winner if winner >= 0 else None,
-        "players": [_player_dict(s, p) for p in range(n)],
-        "rugwort": _rugwort_dict(s),
-        "deck": [_name(CARD_KEYS, c, "deck card") for c in s["deck"][:deck_n][::-1]],
-        "discard": [_name(CARD_KEYS, c, "discarded card") for c in s["discard"][:discard_n]],
-        "meadow": [None if c < 0 else _name(CARD_KEYS, c, "Meadow card") for c in s["meadow"]],
-        "forest": [D.LOCATION_KEYS[loc] for loc in s["forest"] if loc >= 0],
-        "events": {
-            "basic": [_event_dict(s, e) for e in D.BASIC_EVENTS],
-            "special": [_event_dict(s, int(e)) for e in s["specials"]],
-        },
-        "revealed": [
-            _name(CARD_KEYS, c, "revealed card") for c in s["revealed"][: int(s["revealed_n"])]
-        ],
-        "tucked": int(s["tucked"]),
-        "stack": {"frames": [_frame_dict(s, f) for f in range(depth)], "ret": int(s["ret"])},
-        "pending": pending,
-        "leftovers": {"frames": stale},
-        "rng": f"0x{int(s['rng'][0]):016x}",
+        "player": int(s["current_player"]),
+        "kind": _name(DECISION_KINDS, s["pend_kind"], "decision kind"),
+        "legal": [int(a) for a in np.flatnonzero(s["pend_mask"])],
     }
+
+
+def _cards(c, field: str, what: str, top_first: bool = False) -> list[str]:
+    cards = c.s[field][: int(c.s[f"{field}_n"])].tolist()
+    return [_name(CARD_KEYS, card, what) for card in (cards[::-1] if top_first else cards)]
+
+
+def _stack_dict(c) -> dict:
+    s = c.s
+    return {"frames": [_frame_dict(s, f) for f in range(int(s["depth"]))], "ret": int(s["ret"])}
 
 
 # ---- from_dict: field readers ----------------------------------------------------------------
 
 
-def _key(value, path: str, index: dict, what: str) -> int:
-    name = _str(value, path)
-    if name not in index:
-        _fail(path, f"unknown {what} {name!r}")
-    return index[name]
-
-
 def _card(value, path: str) -> int:
-    return _key(value, path, _CARD_INDEX, "card")
+    return core.read_key(value, path, _CARD_INDEX, "card")
 
 
 def _location(value, path: str, kinds=None) -> int:
-    loc = _key(value, path, _LOCATION_INDEX, "location")
+    loc = core.read_key(value, path, _LOCATION_INDEX, "location")
     if kinds is not None and int(D.LOCATION_KIND[loc]) not in kinds:
         wanted = " or ".join(D.LOCATION_KINDS[k] for k in kinds)
-        _fail(path, f"{value!r} is not a {wanted} location")
+        core.fail(path, f"{value!r} is not a {wanted} location")
     return loc
 
 
 def _event(value, path: str) -> int:
-    return _key(value, path, _EVENT_INDEX, "event")
-
-
-def _named(value, path: str, names, what: str) -> int:
-    name = _str(value, path)
-    if name not in names:
-        _fail(path, f"unknown {what} {name!r} (expected one of {', '.join(names)})")
-    return names.index(name)
-
-
-def _resources(value, path: str, lo: int = 0, hi: int = R.COUNT_MAX) -> list[int]:
-    value = _obj(value, path, RESOURCES)
-    return [_int(value[r], f"{path}.{r}", lo, hi, f"{r} count") for r in RESOURCES]
+    return core.read_key(value, path, _EVENT_INDEX, "event")
 
 
 def _card_count_dict(value, path: str, most: int) -> np.ndarray:
     if not isinstance(value, dict):
-        _fail(path, f"expected an object of card counts, got {type(value).__name__}")
+        core.fail(path, f"expected an object of card counts, got {type(value).__name__}")
     counts = np.zeros(R.NT, np.int64)
     for name, count in value.items():
         t = _card(name, f"{path} key")
-        counts[t] = _int(count, f"{path}.{name}", 1, most, "card count")
+        counts[t] = core.read_int(count, f"{path}.{name}", 1, most, "card count")
     return counts
 
 
 def _player_ref(value, path: str, seats: int) -> int:
-    return _int(value, path, 0, seats - 1, "seat")
+    return core.read_int(value, path, 0, seats - 1, "seat")
 
 
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def from_dict(snapshot: dict) -> np.ndarray:
-    """Rebuild a 1-game ``STATE_DTYPE`` array from ``snapshot``; raises ``SnapshotError``."""
-    snap = _obj(snapshot, "snapshot", TOP_KEYS)
-    # Filled field by field while reading; returned only once every check has passed.
-    states = np.zeros(1, R.STATE_DTYPE)
-    s = states[0]
-    _set_blank(s)
-    n = _read_header(snap, s)
-    _read_board(snap, s, n)
-    for p, raw in enumerate(_read_players_list(snap, n)):
-        _read_player(raw, s, p, n)
-    _read_rugwort(snap["rugwort"], s, n)
-    _read_stack(snap, s, n)
-    _read_workers(snap, s, n)
-    _read_pending(snap["pending"], s, n)
-    _check_cards(s, n)
-    _check_end(s, n)
-    _check_frames(s, n)
-    _check_pending(states, n)
-    return states
-
-
-def _set_blank(s):
-    """The values ``init_game`` gives the fields a snapshot fills only in part."""
-    for field in ("deck", "discard", "meadow", "city", "city_jail", "wloc", "forest"):
-        s[field] = -1
-    for field in ("revealed", "event_owner", "winner", "current_player", "answer"):
-        s[field] = -1
-    for field in ("rug_forest", "rug_basic", "rug_journey"):
-        s[field] = -1
-
-
-def _read_header(snap: dict, s) -> int:
-    if snap["game"] != GAME_NAME:
-        _fail("game", f"expected {GAME_NAME!r}, got {snap['game']!r}")
-    version = _int(snap["version"], "version", 0, _INT32_MAX)
-    if version != SNAPSHOT_VERSION:
-        _fail("version", f"unsupported snapshot version {version}, expected {SNAPSHOT_VERSION}")
-    n = _int(snap["num_players"], "num_players", 1, R.MAXP, "num_players")
-    s["num_players"] = n
-    s["seats"] = seats_for(n)
-    options = _obj(snap["options"], "options", OPTION_KEYS)
-    s["rug_year"] = _int(options["rug_year"], "options.rug_year", 1, 3, "Rugwort's year")
-    s["opt_fool_bonuses"] = _bool(options["fool_bonuses"], "options.fool_bonuses")
-    s["opt_pass_anytime"] = _bool(options["pass_anytime"], "options.pass_anytime")
-    rng_text = _str(snap["rng"], "rng")
-    if not _RNG_PATTERN.fullmatch(rng_text):
-        _fail("rng", f"expected '0x' and 1-16 hex digits, got {rng_text!r}")
-    s["rng"][0] = np.uint64(int(rng_text, 16))
-    s["first_player"] = _int(snap["first_player"], "first_player", 0, n - 1, "player")
-    s["turn_player"] = _int(snap["turn_player"], "turn_player", 0, n - 1, "player")
-    # Every turn opens with a step (its turn action), so there are never more turns than steps.
-    s["turn_count"] = _int(snap["turn_count"], "turn_count", 0, R.STEP_CAP)
-    s["step_count"] = _int(snap["step_count"], "step_count", 0, R.STEP_CAP, "step count")
-    s["plays_this_turn"] = _int(snap["plays_this_turn"], "plays_this_turn", 0, R.PLAYS_MAX)
-    s["terminated"] = _bool(snap["terminated"], "terminated")
-    s["truncated"] = _bool(snap["truncated"], "truncated")
-    if s["terminated"] and s["truncated"]:
-        _fail("truncated", "a game cannot be both terminated and truncated")
-    if s["truncated"] and int(s["step_count"]) != R.STEP_CAP:
-        _fail("step_count", f"a truncated game stops at the step cap {R.STEP_CAP}")
-    if not (s["terminated"] or s["truncated"]) and int(s["step_count"]) >= R.STEP_CAP:
-        _fail("step_count", f"a game still running has fewer than {R.STEP_CAP} steps")
-    if snap["winner"] is not None:
-        s["winner"] = _player_ref(snap["winner"], "winner", seats_for(n))
-    return n
-
-
-def _read_board(snap: dict, s, n: int):
-    """Deck, discard pile, Meadow, forest, events and the revealed / tucked cards."""
-    deck = _list(snap["deck"], "deck", most=R.DECK_SIZE)
+def _read_board(c: core.ReadCall):
+    """Deck, discard pile, Meadow, forest, events and the revealed cards."""
+    snap, s, n = c.snap, c.s, c.n
+    deck = core.read_list(snap["deck"], "deck", most=R.DECK_SIZE)
     cards = [_card(c, f"deck[{i}]") for i, c in enumerate(deck)]
     s["deck"][: len(cards)] = cards[::-1]  # written top first, stored bottom first
     s["deck_n"] = len(cards)
-    discard = _list(snap["discard"], "discard", most=R.DECK_SIZE)
+    discard = core.read_list(snap["discard"], "discard", most=R.DECK_SIZE)
     s["discard"][: len(discard)] = [_card(c, f"discard[{i}]") for i, c in enumerate(discard)]
     s["discard_n"] = len(discard)
-    meadow = _list(snap["meadow"], "meadow", R.MEADOW)
+    meadow = core.read_list(snap["meadow"], "meadow", R.MEADOW)
     for i, c in enumerate(meadow):
         s["meadow"][i] = -1 if c is None else _card(c, f"meadow[{i}]")
 
     dealt = int(R.FOREST_DEALT[n])
-    forest = _list(snap["forest"], "forest", dealt)  # EVD-S2
+    forest = core.read_list(snap["forest"], "forest", dealt)  # EVD-S2
     for j, loc in enumerate(forest):
         s["forest"][j] = _location(loc, f"forest[{j}]", (D.LOC_FOREST,))
         if s["forest"][j] in s["forest"][:j]:
-            _fail(f"forest[{j}]", f"{loc!r} is dealt twice")
+            core.fail(f"forest[{j}]", f"{loc!r} is dealt twice")
 
-    events = _obj(snap["events"], "events", ("basic", "special"))
+    events = core.read_obj(snap["events"], "events", ("basic", "special"))
     seats = seats_for(n)
-    basic = _list(events["basic"], "events.basic", len(D.BASIC_EVENTS))
+    basic = core.read_list(events["basic"], "events.basic", len(D.BASIC_EVENTS))
     for i, raw in enumerate(basic):
         e = _read_event(raw, f"events.basic[{i}]", s, seats)
         if e != D.BASIC_EVENTS[i]:
             want = D.EVENT_KEYS[D.BASIC_EVENTS[i]]
-            _fail(f"events.basic[{i}].event", f"expected {want!r} (basic events in id order)")
-    special = _list(events["special"], "events.special", R.N_SPECIAL_DEALT)  # EVD-S3
+            core.fail(f"events.basic[{i}].event", f"expected {want!r} (basic events in id order)")
+    special = core.read_list(events["special"], "events.special", R.N_SPECIAL_DEALT)  # EVD-S3
     for j, raw in enumerate(special):
         path = f"events.special[{j}]"
         e = _read_event(raw, path, s, seats)
         if not D.EVENT_IS_SPECIAL[e]:
-            _fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is not a special event")
+            core.fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is not a special event")
         if e in s["specials"][:j]:
-            _fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is dealt twice")
+            core.fail(f"{path}.event", f"{D.EVENT_KEYS[e]!r} is dealt twice")
         if n == 1 and s["event_owner"][e] == R.RUGWORT:
-            _fail(f"{path}.owner", "Rugwort achieves basic events only")
+            core.fail(f"{path}.owner", "Rugwort achieves basic events only")
         s["specials"][j] = e
 
-    revealed = _list(snap["revealed"], "revealed", most=len(s["revealed"]))
+    revealed = core.read_list(snap["revealed"], "revealed", most=len(s["revealed"]))
     for i, c in enumerate(revealed):
         s["revealed"][i] = _card(c, f"revealed[{i}]")
     s["revealed_n"] = len(revealed)
-    s["tucked"] = _int(snap["tucked"], "tucked", 0, R.DECK_SIZE, "tucked cards")
 
 
 def _read_event(raw, path: str, s, seats: int) -> int:
-    entry = _obj(raw, path, EVENT_KEYS)
+    entry = core.read_obj(raw, path, EVENT_KEYS)
     e = _event(entry["event"], f"{path}.event")
     if entry["owner"] is not None:
         s["event_owner"][e] = _player_ref(entry["owner"], f"{path}.owner", seats)
     # Parked points never exceed the event's cap; events without one park nothing.
     most = max(int(D.EVENT_MAX_POINTS[e]), 0)
-    s["event_store"][e] = _int(entry["store"], f"{path}.store", 0, most, "points")
+    s["event_store"][e] = core.read_int(entry["store"], f"{path}.store", 0, most, "points")
     if entry["owner"] is None and s["event_store"][e]:
-        _fail(f"{path}.store", "an event nobody achieved holds no points")
+        core.fail(f"{path}.store", "an event nobody achieved holds no points")
     return e
 
 
-def _read_players_list(snap: dict, n: int) -> list:
-    players = _list(snap["players"], "players")
-    if len(players) != n:
-        _fail("players", f"has {len(players)} entries but num_players is {n}")
-    return players
+def _read_players(c: core.ReadCall):
+    for p, raw in enumerate(core.read_players(c)):
+        path = f"players[{p}]"
+        core.read_table(core.read_obj(raw, path, PLAYER_KEYS), path, PLAYER, c, (p,))
 
 
-def _read_player(raw, s, p: int, n: int):
-    path = f"players[{p}]"
-    player = _obj(raw, path, PLAYER_KEYS)
-    hand = _card_count_dict(player["hand"], f"{path}.hand", R.HAND_LIMIT)
-    size = _int(player["hand_size"], f"{path}.hand_size", 0, R.HAND_LIMIT, "hand size")  # EVD-D2
-    if int(hand.sum()) != size:
-        _fail(f"{path}.hand_size", f"is {size} but the hand holds {int(hand.sum())} cards")
-    s["hand"][p] = hand
-    s["hand_n"][p] = size
-    _read_city(player["city"], f"{path}.city", s, p)
-    s["resources"][p] = _resources(player["resources"], f"{path}.resources")
-    s["tokens"][p] = _int(player["tokens"], f"{path}.tokens", 0, R.COUNT_MAX, "point tokens")
-    s["season"][p] = _named(player["season"], f"{path}.season", SEASONS, "season")
-    s["passed"][p] = _bool(player["passed"], f"{path}.passed")
-    s["score"][p] = _int(player["score"], f"{path}.score", _INT32_MIN, _INT32_MAX, "score")
+def _read_hand(value, path: str, c: core.ReadCall, p: int):
+    c.s["hand"][p] = _card_count_dict(value, path, R.HAND_LIMIT)
+
+
+def _read_resources(value, path: str, c: core.ReadCall, p: int):
+    c.s["resources"][p] = core.read_counts(value, path, RESOURCES, 0, R.COUNT_MAX)
+
+
+def _read_hand_size(value, path: str, c: core.ReadCall, p: int):
+    size = core.read_int(value, path, 0, R.HAND_LIMIT, "hand size")  # EVD-D2
+    held = int(c.s["hand"][p].sum())
+    if held != size:
+        core.fail(path, f"is {size} but the hand holds {held} cards")
+    c.s["hand_n"][p] = size
 
 
 def _read_city(raw, path: str, s, p: int):
-    slots = _list(raw, path, most=R.CITY_SLOTS)
+    slots = core.read_list(raw, path, most=R.CITY_SLOTS)
     last = -1
     for i, raw_slot in enumerate(slots):
         where = f"{path}[{i}]"
-        entry = _obj(raw_slot, where, SLOT_KEYS)
-        k = _int(entry["slot"], f"{where}.slot", 0, R.CITY_SLOTS - 1, "city slot")
+        entry = core.read_obj(raw_slot, where, SLOT_KEYS)
+        k = core.read_int(entry["slot"], f"{where}.slot", 0, R.CITY_SLOTS - 1, "city slot")
         if k <= last:
-            _fail(f"{where}.slot", "slots must be listed in increasing order, each once")
+            core.fail(f"{where}.slot", "slots must be listed in increasing order, each once")
         last = k
         t = _card(entry["card"], f"{where}.card")
         if D.CARD_UNIQUE[t] and t in s["city"][p]:  # EVD-P2
-            _fail(f"{where}.card", f"{entry['card']!r} is Unique and already in this city")
+            core.fail(f"{where}.card", f"{entry['card']!r} is Unique and already in this city")
         s["city"][p, k] = t
-        if _bool(entry["occupied"], f"{where}.occupied"):
+        if core.read_bool(entry["occupied"], f"{where}.occupied"):
             if D.CARD_KIND[t] != D.CONSTRUCTION:  # EVD-P3: occupied tokens sit on Constructions
-                _fail(f"{where}.occupied", f"{entry['card']!r} is not a Construction")
+                core.fail(f"{where}.occupied", f"{entry['card']!r} is not a Construction")
             s["city_occupied"][p, k] = 1
-        tokens = _int(entry["tokens"], f"{where}.tokens", 0, R.CHAPEL_TOKENS_MAX, "point tokens")
+        tokens = core.read_int(
+            entry["tokens"], f"{where}.tokens", 0, R.CHAPEL_TOKENS_MAX, "point tokens"
+        )
         if tokens and t not in _POINT_TOKEN_CARDS:
-            _fail(f"{where}.tokens", f"{entry['card']!r} holds no tokens (Chapel, Clock Tower do)")
+            core.fail(
+                f"{where}.tokens", f"{entry['card']!r} holds no tokens (Chapel, Clock Tower do)"
+            )
         if t == R.CLOCK_TOWER and tokens > 3:
-            _fail(f"{where}.tokens", "a Clock Tower starts with 3 tokens and never gains any")
+            core.fail(f"{where}.tokens", "a Clock Tower starts with 3 tokens and never gains any")
         s["city_tokens"][p, k] = tokens
-        store = _resources(entry["store"], f"{where}.store", 0, R.STORE_MAX)
+        store = core.read_counts(entry["store"], f"{where}.store", RESOURCES, 0, R.STORE_MAX)
         if any(store) and t != R.STOREHOUSE:
-            _fail(f"{where}.store", f"only a Storehouse holds resources, not {entry['card']!r}")
+            core.fail(f"{where}.store", f"only a Storehouse holds resources, not {entry['card']!r}")
         s["city_store"][p, k] = store
-        jail = _list(entry["jail"], f"{where}.jail", 2)
+        jail = core.read_list(entry["jail"], f"{where}.jail", 2)
         for j, c in enumerate(jail):
             if c is None:
                 continue
             prisoner = _card(c, f"{where}.jail[{j}]")
             if t != R.DUNGEON:
-                _fail(f"{where}.jail", f"only a Dungeon holds prisoners, not {entry['card']!r}")
+                core.fail(f"{where}.jail", f"only a Dungeon holds prisoners, not {entry['card']!r}")
             if D.CARD_KIND[prisoner] != D.CRITTER:
-                _fail(f"{where}.jail[{j}]", f"{c!r} is not a Critter")
+                core.fail(f"{where}.jail[{j}]", f"{c!r} is not a Critter")
             if j == 1 and jail[0] is None:
-                _fail(f"{where}.jail", "the second cell fills only after the first")
+                core.fail(f"{where}.jail", "the second cell fills only after the first")
             s["city_jail"][p, k, j] = prisoner
     used = _spaces_used(s["city"][p])
     if used > R.CITY_LIMIT:  # EVD-P4
-        _fail(path, f"takes {used} spaces, more than {R.CITY_LIMIT}")
+        core.fail(path, f"takes {used} spaces, more than {R.CITY_LIMIT}")
 
 
 def _spaces_used(city) -> int:
@@ -747,91 +569,102 @@ def _spaces_used(city) -> int:
     return sum(int(D.CARD_CITY_SPACE[t]) for t in cards) - pairs
 
 
-def _read_rugwort(raw, s, n: int):
+def _read_rugwort(c: core.ReadCall):
+    raw, s, n = c.snap["rugwort"], c.s, c.n
     if n > 1:
         if raw is not None:
-            _fail("rugwort", "Rugwort plays only in solo games; expected null")
+            core.fail("rugwort", "Rugwort plays only in solo games; expected null")
         return
-    rug = _obj(raw, "rugwort", RUGWORT_KEYS)
+    rug = core.read_obj(raw, "rugwort", RUGWORT_KEYS)
     s["rug_city"] = _card_count_dict(rug["city"], "rugwort.city", R.DECK_SIZE)
-    s["tokens"][R.RUGWORT] = _int(rug["tokens"], "rugwort.tokens", 0, R.COUNT_MAX, "tokens")
-    s["score"][R.RUGWORT] = _int(rug["score"], "rugwort.score", _INT32_MIN, _INT32_MAX, "score")
+    s["tokens"][R.RUGWORT] = core.read_int(
+        rug["tokens"], "rugwort.tokens", 0, R.COUNT_MAX, "tokens"
+    )
+    s["score"][R.RUGWORT] = core.read_int(
+        rug["score"], "rugwort.score", _INT32_MIN, _INT32_MAX, "score"
+    )
     if rug["forest_position"] is not None:
         dealt = int(R.FOREST_DEALT[n])
-        s["rug_forest"] = _int(rug["forest_position"], "rugwort.forest_position", 0, dealt - 1)
+        s["rug_forest"] = core.read_int(
+            rug["forest_position"], "rugwort.forest_position", 0, dealt - 1
+        )
     if rug["basic"] is not None:
         s["rug_basic"] = _location(rug["basic"], "rugwort.basic", (D.LOC_BASIC,))
     if rug["journey"] is not None:
         s["rug_journey"] = _location(rug["journey"], "rugwort.journey", (D.LOC_JOURNEY,))
     bits = 0
-    for i, pos in enumerate(_list(rug["meadow_blocked"], "rugwort.meadow_blocked", most=8)):
-        pos = _int(pos, f"rugwort.meadow_blocked[{i}]", 0, R.MEADOW - 1, "Meadow position")
+    for i, pos in enumerate(
+        core.read_list(rug["meadow_blocked"], "rugwort.meadow_blocked", most=8)
+    ):
+        pos = core.read_int(pos, f"rugwort.meadow_blocked[{i}]", 0, R.MEADOW - 1, "Meadow position")
         if bits >> pos & 1:
-            _fail(f"rugwort.meadow_blocked[{i}]", f"position {pos} is listed twice")
+            core.fail(f"rugwort.meadow_blocked[{i}]", f"position {pos} is listed twice")
         bits |= 1 << pos
     s["rug_meadow"] = bits - 256 if bits > _INT8_MAX else bits  # an int8 bitmask
 
 
-def _read_stack(snap: dict, s, n: int):
-    stack = _obj(snap["stack"], "stack", STACK_KEYS)
-    frames = _list(stack["frames"], "stack.frames", most=R.MAX_FRAMES)
+def _read_stack(c: core.ReadCall):
+    snap, s, n = c.snap, c.s, c.n
+    stack = core.read_obj(snap["stack"], "stack", STACK_KEYS)
+    frames = core.read_list(stack["frames"], "stack.frames", most=R.MAX_FRAMES)
     for f, raw in enumerate(frames):
         _read_frame(raw, f"stack.frames[{f}]", s, f, seats_for(n))
     s["depth"] = len(frames)
     # The last finished sub-task's count: cards discarded (at most a hand) or resources given.
-    s["ret"] = _int(stack["ret"], "stack.ret", 0, R.HAND_LIMIT, "sub-task result")
-    left = _obj(snap["leftovers"], "leftovers", ("frames",))
-    rows = _list(left["frames"], "leftovers.frames", most=R.MAX_FRAMES - len(frames))
+    s["ret"] = core.read_int(stack["ret"], "stack.ret", 0, R.HAND_LIMIT, "sub-task result")
+    left = core.read_obj(snap["leftovers"], "leftovers", ("frames",))
+    rows = core.read_list(left["frames"], "leftovers.frames", most=R.MAX_FRAMES - len(frames))
     for i, raw in enumerate(rows):
         path = f"leftovers.frames[{i}]"
-        row = _list(raw, path, RAW_FRAME_LEN)
+        row = core.read_list(raw, path, RAW_FRAME_LEN)
         f = len(frames) + i
         for j, field in enumerate(RAW_FRAME_FIELDS):
-            lo, hi = _field_range(field)
-            s[field][f] = _int(row[j], f"{path}[{j}]", lo, hi)
+            s[field][f] = core.read_raw(row[j], f"{path}[{j}]", R.STATE_DTYPE[field].base)
         for r in range(4):
             j = len(RAW_FRAME_FIELDS) + r
-            s["fr_cost"][f, r] = _int(row[j], f"{path}[{j}]", _INT16_MIN, _INT16_MAX)
-        s["fr_bits"][f] = _int(row[-1], f"{path}[{RAW_FRAME_LEN - 1}]", -_INT32_MAX - 1, _INT32_MAX)
-
-
-def _field_range(field: str) -> tuple[int, int]:
-    info = np.iinfo(R.STATE_DTYPE[field].base)
-    return int(info.min), int(info.max)
+            s["fr_cost"][f, r] = core.read_raw(row[j], f"{path}[{j}]", np.int16)
+        s["fr_bits"][f] = core.read_raw(row[-1], f"{path}[{RAW_FRAME_LEN - 1}]", np.int32)
 
 
 def _read_frame(raw, path: str, s, f: int, seats: int):
     if not isinstance(raw, dict) or "task" not in raw:
-        _fail(path, "expected an object with a 'task' key")
-    kind = _TASK_INDEX[_TASK_NAMES[_named(raw["task"], f"{path}.task", _TASK_NAMES, "task")]]
+        core.fail(path, "expected an object with a 'task' key")
+    task = core.read_name(raw["task"], f"{path}.task", _TASK_NAMES, "task")
+    kind = _TASK_INDEX[_TASK_NAMES[task]]
     args = FRAME_ARGS[kind]
-    frame = _obj(raw, path, FRAME_COMMON[:3] + tuple(key for key, _, _ in args) + FRAME_COMMON[3:])
+    keys = FRAME_COMMON[:3] + tuple(key for key, _, _ in args) + FRAME_COMMON[3:]
+    frame = core.read_obj(raw, path, keys)
     s["fr_kind"][f] = kind
     # Rugwort never decides, so never runs a task (docs/everdell.md, Solo).
-    s["fr_actor"][f] = _int(frame["actor"], f"{path}.actor", 0, int(s["num_players"]) - 1, "player")
-    s["fr_stage"][f] = _int(frame["stage"], f"{path}.stage", 0, _INT8_MAX, "stage")
+    s["fr_actor"][f] = core.read_int(
+        frame["actor"], f"{path}.actor", 0, int(s["num_players"]) - 1, "player"
+    )
+    s["fr_stage"][f] = core.read_int(frame["stage"], f"{path}.stage", 0, _INT8_MAX, "stage")
     for key, field, names in args:
         if names is None:
-            s[field][f] = _int(frame[key], f"{path}.{key}", _INT16_MIN, _INT16_MAX)
+            s[field][f] = core.read_int(frame[key], f"{path}.{key}", _INT16_MIN, _INT16_MAX)
         else:
-            s[field][f] = _named(frame[key], f"{path}.{key}", list(names), key)
-    s["fr_n"][f] = _int(frame["n"], f"{path}.n", _INT16_MIN, _INT16_MAX)
-    s["fr_cost"][f] = _resources(frame["cost"], f"{path}.cost", _INT16_MIN, _INT16_MAX)
+            s[field][f] = core.read_name(frame[key], f"{path}.{key}", list(names), key)
+    s["fr_n"][f] = core.read_int(frame["n"], f"{path}.n", _INT16_MIN, _INT16_MAX)
+    s["fr_cost"][f] = core.read_counts(
+        frame["cost"], f"{path}.cost", RESOURCES, _INT16_MIN, _INT16_MAX
+    )
     bits = 0
-    for i, k in enumerate(_list(frame["slots"], f"{path}.slots", most=R.CITY_SLOTS)):
-        k = _int(k, f"{path}.slots[{i}]", 0, R.CITY_SLOTS - 1, "city slot")
+    for i, k in enumerate(core.read_list(frame["slots"], f"{path}.slots", most=R.CITY_SLOTS)):
+        k = core.read_int(k, f"{path}.slots[{i}]", 0, R.CITY_SLOTS - 1, "city slot")
         if bits >> k & 1:
-            _fail(f"{path}.slots[{i}]", f"slot {k} is listed twice")
+            core.fail(f"{path}.slots[{i}]", f"slot {k} is listed twice")
         bits |= 1 << k
     s["fr_bits"][f] = bits
 
 
-def _read_workers(snap: dict, s, n: int):
+def _read_workers(c: core.ReadCall):
     """Workers (EVD-S5: 2, then +1 spring, +1 summer, +2 autumn) and where they stand."""
+    s, n = c.s, c.n
     seats = seats_for(n)
-    for p, raw in enumerate(snap["players"]):
+    for p, raw in enumerate(c.snap["players"]):
         path = f"players[{p}].workers"
-        workers = _list(raw["workers"], path, most=R.MAX_WORKERS)
+        workers = core.read_list(raw["workers"], path, most=R.MAX_WORKERS)
         season = int(s["season"][p])
         # Between the season step and the recall of a prepare task the new workers are not
         # there yet (rules._run_prepare stage 2).
@@ -840,10 +673,10 @@ def _read_workers(snap: dict, s, n: int):
             for f in range(int(s["depth"]))
         )
         if preparing and season == 0:
-            _fail(f"players[{p}].season", "a prepare task past its season step needs spring+")
+            core.fail(f"players[{p}].season", "a prepare task past its season step needs spring+")
         expected = _workers_expected(s, n, season - 1 if preparing else season)
         if len(workers) != expected:
-            _fail(path, f"expected {expected} workers in {SEASONS[season]}, got {len(workers)}")
+            core.fail(path, f"expected {expected} workers in {SEASONS[season]}, got {len(workers)}")
         s["workers"][p] = len(workers)
         for w, worker in enumerate(workers):
             s["wloc"][p, w], s["wperm"][p, w] = _read_worker(worker, f"{path}[{w}]", s, p, n, seats)
@@ -860,10 +693,10 @@ def _workers_expected(s, n: int, season: int) -> int:
 def _read_worker(raw, path: str, s, p: int, n: int, seats: int) -> tuple[int, int]:
     """One worker as (location code, permanent flag); the spot must exist in this game."""
     if not isinstance(raw, dict) or "where" not in raw:
-        _fail(path, "expected an object with a 'where' key")
-    where = _WHERE[_named(raw["where"], f"{path}.where", _WHERE, "worker place")]
-    worker = _obj(raw, path, ("where",) + WORKER_KEYS[where] + ("permanent",))
-    perm = _bool(worker["permanent"], f"{path}.permanent")
+        core.fail(path, "expected an object with a 'where' key")
+    where = _WHERE[core.read_name(raw["where"], f"{path}.where", _WHERE, "worker place")]
+    worker = core.read_obj(raw, path, ("where",) + WORKER_KEYS[where] + ("permanent",))
+    perm = core.read_bool(worker["permanent"], f"{path}.permanent")
     # Only placements on a Journey, a Cemetery or a Monastery are permanent (EVD-W7); a
     # permanent worker never comes back, so it is never in hand.
     permanent_ok = where == "limbo"
@@ -876,37 +709,37 @@ def _read_worker(raw, path: str, s, p: int, n: int, seats: int) -> tuple[int, in
         kind = int(D.LOCATION_KIND[code])
         dealt = int(R.FOREST_DEALT[n])
         if kind == D.LOC_FOREST and code not in s["forest"][:dealt]:
-            _fail(f"{path}.location", f"{worker['location']!r} was not dealt to the forest")
+            core.fail(f"{path}.location", f"{worker['location']!r} was not dealt to the forest")
         if perm != (kind == D.LOC_JOURNEY):
-            _fail(f"{path}.permanent", "a worker is permanent on a Journey space only (EVD-W7)")
+            core.fail(f"{path}.permanent", "a worker is permanent on a Journey space only (EVD-W7)")
         permanent_ok = True
     elif where == "event":
         e = _event(worker["event"], f"{path}.event")
         if int(s["event_owner"][e]) != p:
-            _fail(f"{path}.event", f"{worker['event']!r} is not achieved by player {p}")
+            core.fail(f"{path}.event", f"{worker['event']!r} is not achieved by player {p}")
         code = R.W_EVENT + e
     elif where == "city":
         owner = _player_ref(worker["owner"], f"{path}.owner", seats)
-        k = _int(worker["slot"], f"{path}.slot", 0, R.CITY_SLOTS - 1, "city slot")
+        k = core.read_int(worker["slot"], f"{path}.slot", 0, R.CITY_SLOTS - 1, "city slot")
         t = _card(worker["card"], f"{path}.card")
         if int(s["city"][owner, k]) != t:
             held = f"slot {k} of player {owner}'s city"
-            _fail(f"{path}.card", f"{held} does not hold {worker['card']!r}")
+            core.fail(f"{path}.card", f"{held} does not hold {worker['card']!r}")
         code = R.W_CITY + owner * 32 + k
         # Permanent workers stay on a University or Ruins that replaced their card.
         if perm and t not in (R.CEMETERY, R.MONASTERY, R.UNIVERSITY, R.RUINS):
-            _fail(f"{path}.permanent", f"a worker on {worker['card']!r} is not permanent")
+            core.fail(f"{path}.permanent", f"a worker on {worker['card']!r} is not permanent")
         if not perm and t in (R.CEMETERY, R.MONASTERY):
-            _fail(f"{path}.permanent", f"a worker on {worker['card']!r} stays there for good")
+            core.fail(f"{path}.permanent", f"a worker on {worker['card']!r} stays there for good")
         if not perm and int(D.CARD_COLOR[t]) != R.DESTINATION and t != R.STOREHOUSE:
-            _fail(f"{path}.card", f"{worker['card']!r} takes no workers (EVD-W4)")
+            core.fail(f"{path}.card", f"{worker['card']!r} takes no workers (EVD-W4)")
         permanent_ok = True
     else:  # Rugwort's Inn or Post Office, visited in solo games
         if n != 1:
-            _fail(f"{path}.where", f"{where!r} exists only in solo games")
+            core.fail(f"{path}.where", f"{where!r} exists only in solo games")
         code = R.W_RUG_INN if where == "rugwort_inn" else R.W_RUG_POST
     if perm and not permanent_ok:
-        _fail(f"{path}.permanent", f"a worker that is {where!r} is not permanent")
+        core.fail(f"{path}.permanent", f"a worker that is {where!r} is not permanent")
     return code, int(perm)
 
 
@@ -957,55 +790,57 @@ KIND_ACTIONS = {
 assert set(KIND_ACTIONS) == set(range(1, R.N_PK))
 
 
-def _read_pending(raw, s, n: int):
+def _read_pending(c: core.ReadCall):
     """The decider, the decision kind and its legal actions; ``null`` once the game is over."""
+    raw, s, n = c.snap["pending"], c.s, c.n
     depth = int(s["depth"])
     if s["terminated"] or s["truncated"]:
         if raw is not None:
-            _fail("pending", "a finished game has no pending decision; expected null")
+            core.fail("pending", "a finished game has no pending decision; expected null")
         if s["terminated"] and depth:  # the game ends between turns (EVD-E1)
-            _fail("stack.frames", "a finished game has an empty task stack")
+            core.fail("stack.frames", "a finished game has an empty task stack")
         return
     if raw is None:
-        _fail("pending", "a game still running needs a pending decision, got null")
-    pending = _obj(raw, "pending", PENDING_KEYS)
-    p = _int(pending["player"], "pending.player", 0, n - 1, "player")
-    kind = _named(pending["kind"], "pending.kind", DECISION_KINDS, "decision kind")
+        core.fail("pending", "a game still running needs a pending decision, got null")
+    pending = core.read_obj(raw, "pending", PENDING_KEYS)
+    p = core.read_int(pending["player"], "pending.player", 0, n - 1, "player")
+    kind = core.read_name(pending["kind"], "pending.kind", DECISION_KINDS, "decision kind")
     if kind == R.PK_NONE:
-        _fail("pending.kind", "'none' is not a decision")
+        core.fail("pending.kind", "'none' is not a decision")
     name = DECISION_KINDS[kind]
     if kind == R.PK_TURN:
         if depth:
-            _fail("stack.frames", "a turn decision needs an empty task stack")
+            core.fail("stack.frames", "a turn decision needs an empty task stack")
         if p != int(s["turn_player"]):
-            _fail("pending.player", f"the turn is player {int(s['turn_player'])}'s, not {p}'s")
+            core.fail("pending.player", f"the turn is player {int(s['turn_player'])}'s, not {p}'s")
         if s["passed"][p]:
-            _fail("pending.player", f"player {p} has passed and takes no more turns (EVD-E1)")
+            core.fail("pending.player", f"player {p} has passed and takes no more turns (EVD-E1)")
     else:
         if not depth:
-            _fail("stack.frames", f"a {name!r} decision needs a task on the stack")
+            core.fail("stack.frames", f"a {name!r} decision needs a task on the stack")
         actor = int(s["fr_actor"][depth - 1])
         if p != actor:
-            _fail("pending.player", f"the decider {p} must be the actor {actor} of the top task")
-    legal = _list(pending["legal"], "pending.legal", most=R.NUM_ACTIONS)
-    last = -1
-    for i, raw_action in enumerate(legal):
-        path = f"pending.legal[{i}]"
-        a = _int(raw_action, path, 0, R.NUM_ACTIONS - 1, "action")
-        if a <= last:
-            _fail(path, "actions must be listed in increasing order, each once")
-        last = a
+            core.fail(
+                "pending.player", f"the decider {p} must be the actor {actor} of the top task"
+            )
+
+    def in_kind(a: int, path: str):
         if not any(lo <= a < hi for lo, hi in KIND_ACTIONS[kind]):
-            _fail("pending.legal", f"action {a} is not a {name} choice")
-        s["pend_mask"][a] = 1
+            core.fail(path, f"action {a} is not a {name} choice")
+
+    last = R.NUM_ACTIONS - 1
+    legal = core.read_ascending(
+        pending["legal"], "pending.legal", 0, last, "action", "actions", last + 1, in_kind
+    )
+    s["pend_mask"][legal] = 1
     if kind == R.PK_TURN:
         may_pass = int(s["season"][p]) == R.AUTUMN or bool(s["opt_pass_anytime"])  # EVD-E1
         if may_pass != (R.A_PASS in legal):
             when = "a turn choice" if may_pass else "not legal before autumn"
-            _fail("pending.legal", f"passing (action {R.A_PASS}) is {when} (EVD-E1)")
+            core.fail("pending.legal", f"passing (action {R.A_PASS}) is {when} (EVD-E1)")
     if kind != R.PK_TURN and len(legal) < 2:
         # The kernel takes a decision with one legal action at once.
-        _fail("pending.legal", f"a {name} decision has at least 2 legal actions")
+        core.fail("pending.legal", f"a {name} decision has at least 2 legal actions")
     s["current_player"] = p
     s["pend_kind"] = kind
 
@@ -1044,60 +879,66 @@ def _check_frames(s, n: int):
             value = int(s[field][f])
             if bounds is not None and not bounds[0] <= value <= bounds[1]:
                 key = field[3:] if field != "fr_stage" else "stage"
-                _fail(f"{path}.{key}", f"{value} is outside {bounds[0]}..{bounds[1]} for this task")
+                core.fail(
+                    f"{path}.{key}", f"{value} is outside {bounds[0]}..{bounds[1]} for this task"
+                )
         a, b, c, d = (int(s[x][f]) for x in ("fr_a", "fr_b", "fr_c", "fr_d"))
         stage, count = int(s["fr_stage"][f]), int(s["fr_n"][f])
         cost = s["fr_cost"][f]
         bits = int(s["fr_bits"][f])
         if kind == R.T_GIVE_RESOURCES:
             if (cost < 0).any() or (cost > 3).any() or not 0 <= count <= b or a > b:
-                _fail(path, "a gift holds 0..3 resources, at most its maximum")
+                core.fail(path, "a gift holds 0..3 resources, at most its maximum")
         elif (cost < 0).any() or (cost > _MAX_COST).any():
-            _fail(f"{path}.cost", f"each cost is 0..{_MAX_COST}")
+            core.fail(f"{path}.cost", f"each cost is 0..{_MAX_COST}")
         if kind == R.T_GIVE_RESOURCES:
             if not 0 <= bits <= 3 or (stage == 2 and d != 1):
-                _fail(f"{path}.slots", "the resource waiting for a receiver is one of the 4 kinds")
+                core.fail(
+                    f"{path}.slots", "the resource waiting for a receiver is one of the 4 kinds"
+                )
         elif kind == R.T_PRODUCE_ALL:
             for k in range(R.CITY_SLOTS):
                 card = int(s["city"][p, k])
                 if bits >> k & 1 and (card < 0 or D.CARD_COLOR[card] != R.PRODUCTION):
-                    _fail(f"{path}.slots", f"slot {k} holds no green card of player {p}")
+                    core.fail(f"{path}.slots", f"slot {k} holds no green card of player {p}")
         elif bits:
-            _fail(f"{path}.slots", "only a production round or a gift uses this field")
+            core.fail(f"{path}.slots", "only a production round or a gift uses this field")
         if kind == R.T_PLAY:
             if stage in _PLACED_STAGES:
                 if not 0 <= d < R.CITY_SLOTS or int(s["city"][p, d]) != a:
-                    _fail(f"{path}.d", f"the card played is not in slot {d} of its city")
+                    core.fail(f"{path}.d", f"the card played is not in slot {d} of its city")
             elif stage == R.PS_END:
                 if not -1 <= d < R.CITY_SLOTS:
-                    _fail(f"{path}.d", f"{d} is not a city slot")
+                    core.fail(f"{path}.d", f"{d} is not a city slot")
             elif not 0 <= d <= 3:
-                _fail(f"{path}.d", "before the card is placed this holds a resource (Judge)")
+                core.fail(f"{path}.d", "before the card is placed this holds a resource (Judge)")
             if stage == R.PS_RUG_REMOVE and not (n == 1 and a == R.FOOL):
-                _fail(f"{path}.stage", "only a solo Fool removes a card of Rugwort's")
+                core.fail(f"{path}.stage", "only a solo Fool removes a card of Rugwort's")
             if stage == R.PS_TARGET and n == 1 and a == R.FOOL:
-                _fail(f"{path}.stage", "a solo Fool is discarded before any question")
+                core.fail(f"{path}.stage", "a solo Fool is discarded before any question")
         elif kind == R.T_CARD:
             if not 0 <= c < seats:
-                _fail(f"{path}.owner", f"{c} is not a seat")
+                core.fail(f"{path}.owner", f"{c} is not a seat")
             if d == -1:
                 if not (n == 1 and c == R.RUGWORT and int(s["rug_city"][a]) > 0):
-                    _fail(f"{path}.slot", "slot -1 names a card of Rugwort's city (solo)")
+                    core.fail(f"{path}.slot", "slot -1 names a card of Rugwort's city (solo)")
             elif not 0 <= d < R.CITY_SLOTS or int(s["city"][c, d]) != a:
-                _fail(f"{path}.slot", f"slot {d} of player {c}'s city does not hold this card")
+                core.fail(f"{path}.slot", f"slot {d} of player {c}'s city does not hold this card")
         elif kind == R.T_GAIN:
             if b not in (7, 15):
-                _fail(f"{path}.b", "resources of choice are any kind (15) or twig/resin/pebble (7)")
+                core.fail(
+                    f"{path}.b", "resources of choice are any kind (15) or twig/resin/pebble (7)"
+                )
         elif kind == R.T_DISCARD:
             if a > b or not 0 <= count <= b:
-                _fail(f"{path}.n", "a discard counts 0..its maximum, minimum at most maximum")
+                core.fail(f"{path}.n", "a discard counts 0..its maximum, minimum at most maximum")
         elif kind == R.T_RANGER and stage == 1:
             if not 0 <= a < int(s["workers"][p]) or int(s["wloc"][p, a]) != R.W_FREE:
-                _fail(f"{path}.a", "the Ranger's worker must be one of the actor's, lifted")
+                core.fail(f"{path}.a", "the Ranger's worker must be one of the actor's, lifted")
             if not _worker_code_ok(s, n, p, b) or b == R.W_FREE:
-                _fail(f"{path}.b", f"{b} is not a spot the worker could have left")
+                core.fail(f"{path}.b", f"{b} is not a spot the worker could have left")
         elif kind == R.T_RANGER and (a or b):
-            _fail(path, "a Ranger's move has no worker before one is picked")
+            core.fail(path, "a Ranger's move has no worker before one is picked")
 
 
 def _worker_code_ok(s, n: int, p: int, code: int) -> bool:
@@ -1127,36 +968,43 @@ def _check_pending(states, n: int):
     copy = states.copy()
     asked = R.rederive_pending(copy, 0)
     if not asked:
-        _fail("stack.frames", "the top task does not stop with a decision in this position")
+        core.fail("stack.frames", "the top task does not stop with a decision in this position")
     if copy.tobytes() == states.tobytes():
         return
     mine, theirs = s["pend_mask"], copy[0]["pend_mask"]
     if int(copy[0]["pend_kind"]) != int(s["pend_kind"]):
         name = _name(DECISION_KINDS, copy[0]["pend_kind"], "decision kind")
-        _fail("pending.kind", f"the rules ask a {name!r} decision here")
+        core.fail("pending.kind", f"the rules ask a {name!r} decision here")
     if int(copy[0]["current_player"]) != int(s["current_player"]):
-        _fail("pending.player", f"player {int(copy[0]['current_player'])} decides here")
+        core.fail("pending.player", f"player {int(copy[0]['current_player'])} decides here")
     if (mine != theirs).any():
         extra = [int(a) for a in np.flatnonzero((mine == 1) & (theirs == 0))][:8]
         missing = [int(a) for a in np.flatnonzero((theirs == 1) & (mine == 0))][:8]
-        _fail("pending.legal", f"is not the rules' list: extra {extra}, missing {missing}")
+        core.fail("pending.legal", f"is not the rules' list: extra {extra}, missing {missing}")
     changed = [k for k in R.STATE_DTYPE.names if not np.array_equal(copy[0][k], s[k])][:4]
-    _fail("stack.frames", f"not a point where the engine stops (asking again changes {changed})")
+    core.fail(
+        "stack.frames", f"not a point where the engine stops (asking again changes {changed})"
+    )
+
+
+def card_piles(s, seats: int) -> tuple:
+    """The card arrays of a record (-1 where a place is empty): deck, discard pile, Meadow, the
+    cities and jails of the first ``seats`` seats, and the revealed cards."""
+    return (
+        s["deck"][: int(s["deck_n"])],
+        s["discard"][: int(s["discard_n"])],
+        s["meadow"],
+        s["city"][:seats].ravel(),
+        s["city_jail"][:seats].ravel(),
+        s["revealed"][: int(s["revealed_n"])],
+    )
 
 
 def _check_cards(s, n: int):
     """EVD-S4: the 128 cards are all somewhere, each in one place; a card being paid for sits
     only in its play task."""
     counts = np.zeros(R.NT, np.int64)
-    piles = (
-        s["deck"][: int(s["deck_n"])],
-        s["discard"][: int(s["discard_n"])],
-        s["meadow"],
-        s["city"][:n].ravel(),
-        s["city_jail"][:n].ravel(),
-        s["revealed"][: int(s["revealed_n"])],
-    )
-    for pile in piles:
+    for pile in card_piles(s, n):
         cards = pile[pile >= 0].astype(np.int64)
         counts += np.bincount(cards, minlength=R.NT)
     counts += s["hand"][:n].astype(np.int64).sum(axis=0)
@@ -1183,17 +1031,19 @@ def _check_end(s, n: int):
     over = bool(s["terminated"] or s["truncated"])
     if not over:
         if s["score"].any():
-            _fail("players", "scores stay 0 until the game is over")
+            core.fail("players", "scores stay 0 until the game is over")
         if s["winner"] >= 0:
-            _fail("winner", "only a finished game has a winner")
+            core.fail("winner", "only a finished game has a winner")
         return
     if s["terminated"] and not s["passed"][:n].all():
-        _fail("terminated", "the game ends once every player has passed (EVD-E1)")
+        core.fail("terminated", "the game ends once every player has passed (EVD-E1)")
     for p in range(seats_for(n)):  # written by the engine at the end (EVD-E2): recomputed here
         expected = int(R.score_of(s, p))
         if int(s["score"][p]) != expected:
             who = "rugwort.score" if n == 1 and p == R.RUGWORT else f"players[{p}].score"
-            _fail(who, f"is {int(s['score'][p])}, the city and tokens score {expected} (EVD-E2)")
+            core.fail(
+                who, f"is {int(s['score'][p])}, the city and tokens score {expected} (EVD-E2)"
+            )
     if s["truncated"]:
         expected = -1
     elif n == 1:
@@ -1212,7 +1062,108 @@ def _check_end(s, n: int):
         expected = keys.index(best) if keys.count(best) == 1 else -1
     if int(s["winner"]) != expected:
         want = "null" if expected < 0 else str(expected)
-        _fail("winner", f"expected {want} from the scores (EVD-E3), got {int(s['winner'])}")
+        core.fail("winner", f"expected {want} from the scores (EVD-E3), got {int(s['winner'])}")
+
+
+# ---- the field table -------------------------------------------------------------------------
+
+
+def _last_seat_or_rugwort(c) -> int:
+    return seats_for(c.n) - 1
+
+
+PLAYER = (
+    core.Custom("hand", lambda c, p: _card_counts(c.s["hand"][p]), _read_hand),
+    core.Custom("hand_size", lambda c, p: int(c.s["hand_n"][p]), _read_hand_size),
+    core.Custom("city", _city_list, lambda value, path, c, p: _read_city(value, path, c.s, p)),
+    core.Custom(
+        "resources",
+        lambda c, p: core.counts_dict(c.s["resources"][p], RESOURCES),
+        _read_resources,
+    ),
+    core.Int("tokens", hi=R.COUNT_MAX, what="point tokens"),
+    core.Name("season", names=SEASONS, strict=True),
+    core.Custom("workers", _workers_list),  # read once the task stack is known (_read_workers)
+    core.Bool("passed"),
+    core.Int("score", lo=_INT32_MIN, hi=_INT32_MAX, what="score"),
+)
+PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
+TABLE = (
+    core.Int("num_players", lo=1, hi=R.MAXP, what="num_players"),
+    core.Obj(
+        "options",
+        (
+            core.Int("rug_year", lo=1, hi=3, what="Rugwort's year"),
+            core.Bool("fool_bonuses", "opt_fool_bonuses"),
+            core.Bool("pass_anytime", "opt_pass_anytime"),
+        ),
+    ),
+    core.Int("first_player", hi=core.last_seat, what="player"),
+    core.Int("turn_player", hi=core.last_seat, what="player"),
+    # Every turn opens with a step (its turn action), so there are never more turns than steps.
+    core.Int("turn_count", hi=R.STEP_CAP),
+    core.Int("step_count", hi=R.STEP_CAP, what="step count"),
+    core.Int("plays_this_turn", hi=R.PLAYS_MAX),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", hi=_last_seat_or_rugwort, what="seat", null=-1),
+    core.Custom("players", lambda c: [core.write_table(PLAYER, c, (p,)) for p in range(c.n)]),
+    core.Custom("rugwort", lambda c: _rugwort_dict(c.s)),
+    core.Custom("deck", lambda c: _cards(c, "deck", "deck card", top_first=True)),
+    core.Custom("discard", lambda c: _cards(c, "discard", "discarded card")),
+    core.Custom(
+        "meadow",
+        lambda c: [None if x < 0 else _name(CARD_KEYS, x, "Meadow card") for x in c.s["meadow"]],
+    ),
+    core.Custom("forest", lambda c: [D.LOCATION_KEYS[loc] for loc in c.s["forest"] if loc >= 0]),
+    core.Custom(
+        "events",
+        _events_dict,
+    ),
+    core.Custom("revealed", lambda c: _cards(c, "revealed", "revealed card")),
+    core.Int("tucked", hi=R.DECK_SIZE, what="tucked cards"),
+    core.Custom("stack", _stack_dict),
+    core.Custom("pending", _pending_dict),
+    core.Custom("leftovers", lambda c: {"frames": _raw_frames(c.s, int(c.s["depth"]))}),
+    core.RNG,
+)
+
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "num_players",
+    lambda c: c.s.__setitem__("seats", seats_for(c.n)),
+    "options",
+    "rng",
+    "first_player",
+    "turn_player",
+    "turn_count",
+    "step_count",
+    "plays_this_turn",
+    "terminated",
+    "truncated",
+    lambda c: core.check_stop(c, R.STEP_CAP, both="truncated"),
+    "winner",
+    _read_board,
+    "tucked",
+    _read_players,
+    _read_rugwort,
+    _read_stack,
+    _read_workers,
+    _read_pending,
+    lambda c: _check_cards(c.s, c.n),
+    lambda c: _check_end(c.s, c.n),
+    lambda c: _check_frames(c.s, c.n),
+    lambda c: _check_pending(c.states, c.n),
+)
+# The values init_game gives the fields a snapshot fills only in part.
+BLANK = (
+    *("deck", "discard", "meadow", "city", "city_jail", "wloc", "forest"),
+    *("revealed", "event_owner", "winner", "current_player", "answer"),
+    *("rug_forest", "rug_basic", "rug_journey"),
+)
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ, BLANK, _writable)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names ----------------------------------------------------------------------------
@@ -1243,16 +1194,18 @@ def _whose(s, p: int, rel: int) -> str:
     return f"player {owner}'s city"
 
 
+_WORKER_SPOTS = {
+    R.W_FREE: "in hand",
+    R.W_LIMBO: "off its card",
+    R.W_RUG_INN: "on Rugwort's Inn",
+    R.W_RUG_POST: "on Rugwort's Post Office",
+}
+
+
 def _worker_text(s, p: int, w: int) -> str:
     code = int(s["wloc"][p, w])
-    if code == R.W_FREE:
-        return "in hand"
-    if code == R.W_LIMBO:
-        return "off its card"
-    if code == R.W_RUG_INN:
-        return "on Rugwort's Inn"
-    if code == R.W_RUG_POST:
-        return "on Rugwort's Post Office"
+    if code in _WORKER_SPOTS:
+        return _WORKER_SPOTS[code]
     if 0 <= code < D.N_LOCATIONS:
         return f"on {_location_name(code)}"
     if R.W_EVENT <= code < R.W_EVENT + D.N_EVENTS:
@@ -1310,18 +1263,27 @@ def _location_choice_text(s, a: int) -> str:
 _STOREHOUSE_AMOUNT = (3, 2, 1, 2)  # twig, resin, pebble, berry (rules._produce)
 
 
+# Action texts that depend on the decision kind alone; {} is the resource or the card.
+_RESOURCE_TEXT = {
+    R.PK_REDUCE: "take off 1 {}",
+    R.PK_JUDGE_FROM: "Judge: pay 1 {} less",
+    R.PK_JUDGE_TO: "Judge: pay 1 {} instead",
+    R.PK_GAIN: "gain 1 {}",
+    R.PK_COURTHOUSE: "gain 1 {}",
+    R.PK_PEDDLER_PAY: "Peddler: pay 1 {}",
+}
+_CARD_TEXT = {
+    R.PK_GIVE_CARD: "give {}",
+    R.PK_RUG_REMOVE: "remove {} from Rugwort's city",
+    R.PK_HAND_OR_MEADOW: "play {} from hand for free",
+    R.PK_COPY_GREEN: "copy {} in Rugwort's city",
+}
+
+
 def _resource_text(s, kind: int, r: int) -> str:
     res = RESOURCES[r]
-    if kind == R.PK_REDUCE:
-        return f"take off 1 {res}"
-    if kind == R.PK_JUDGE_FROM:
-        return f"Judge: pay 1 {res} less"
-    if kind == R.PK_JUDGE_TO:
-        return f"Judge: pay 1 {res} instead"
-    if kind in (R.PK_GAIN, R.PK_COURTHOUSE):
-        return f"gain 1 {res}"
-    if kind == R.PK_PEDDLER_PAY:
-        return f"Peddler: pay 1 {res}"
+    if kind in _RESOURCE_TEXT:
+        return _RESOURCE_TEXT[kind].format(res)
     if kind == R.PK_STOREHOUSE:
         return f"put {_STOREHOUSE_AMOUNT[r]} {res} on the Storehouse"
     if kind == R.PK_GIVE_RESOURCE:
@@ -1339,14 +1301,8 @@ def _card_text(s, kind: int, t: int) -> str:
         if task == R.T_EVENT:
             return f"tuck {name} under {_event_name(e)}"
         return f"discard {name}"
-    if kind == R.PK_GIVE_CARD:
-        return f"give {name}"
-    if kind == R.PK_RUG_REMOVE:
-        return f"remove {name} from Rugwort's city"
-    if kind == R.PK_HAND_OR_MEADOW:
-        return f"play {name} from hand for free"
-    if kind == R.PK_COPY_GREEN:
-        return f"copy {name} in Rugwort's city"
+    if kind in _CARD_TEXT:
+        return _CARD_TEXT[kind].format(name)
     return f"card {name}"
 
 
@@ -1414,7 +1370,7 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in the context of game ``g``'s pending decision, e.g.
     ``"place worker on 3 Twigs"``, ``"fire Farm (slot 3)"`` or ``"give to player 2 (seat
     +1)"``. Seats are seen from the decider."""
-    a = action_index(action, R.NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     kind = int(s["pend_kind"])
     p = max(int(s["current_player"]), 0)

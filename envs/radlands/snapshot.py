@@ -42,139 +42,19 @@ problem; it never returns a partly filled state.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import numpy as np
 
-from meeple_gym.core.errors import SnapshotError
-from meeple_gym.core.snapshot_fields import (
-    action_index,
-)
-from meeple_gym.core.snapshot_fields import (
-    fail as _fail,
-)
-from meeple_gym.core.snapshot_fields import (
-    read_bool as _bool,
-)
-from meeple_gym.core.snapshot_fields import (
-    read_int as _int,
-)
-from meeple_gym.core.snapshot_fields import (
-    read_list as _list,
-)
-from meeple_gym.core.snapshot_fields import (
-    read_obj as _obj,
-)
-from meeple_gym.core.snapshot_fields import (
-    read_str as _str,
-)
+from meeple_gym.core import snapshot as core
 from meeple_gym.radlands import data as D
+from meeple_gym.radlands import rules as R
 from meeple_gym.radlands.effects import OPS, TARGETS
-from meeple_gym.radlands.rules import (
-    A_CHOOSE,
-    A_DRAW,
-    A_END_TURN,
-    A_JUNK,
-    A_JUNK_SILO,
-    A_KEEP,
-    A_PLACE,
-    A_PLAY_EVENT,
-    A_PLAY_PERSON,
-    A_SELECT_COLUMN,
-    A_SELECT_EVENT,
-    A_SELECT_HAND,
-    A_SKIP,
-    A_TAKE_SILO,
-    A_TARGET,
-    A_USE,
-    CAMP,
-    CAMP_PROG,
-    CODE,
-    COLS,
-    DECK_SIZE,
-    DEPTH,
-    EMPTY,
-    ENTER_PROG,
-    ENTERED_CAP,
-    EVENT_PROG,
-    FIN_DISCARD,
-    FIN_NONE,
-    FIN_RAIDERS,
-    FIRST_EVENT,
-    I_PLAY,
-    I_RESOLVE_EVENT,
-    INTERNAL,
-    JUNK_PROG,
-    LENGTH,
-    MAX_FRAMES,
-    MAX_REARRANGE,
-    N_DT,
-    N_PLAYERS,
-    NUM_ACTIONS,
-    PERSON,
-    PERSON_PROG,
-    PHASE_ACTIONS,
-    PHASE_DECISION,
-    PHASE_DRAFT,
-    PHASE_NAMES,
-    PHASE_OVER,
-    RAIDERS,
-    RAIDERS_PROG,
-    STATE_DTYPE,
-    STEP_CAP,
-    VERA_PER_CARD,
-    VERA_PER_TURN,
-    ZETO_PLACED,
-    ZETO_RESOLVED,
-    pending_mask_into,
-)
 
 GAME_NAME = "radlands"
 SNAPSHOT_VERSION = 1
 
-TOP_KEYS = (
-    "game",
-    "version",
-    "options",
-    "phase",
-    "current_player",
-    "turn_player",
-    "first_player",
-    "turn_count",
-    "step_count",
-    "terminated",
-    "truncated",
-    "winner",
-    "score",
-    "draft",
-    "players",
-    "deck",
-    "discard",
-    "reshuffled",
-    "water",
-    "first_turn_done",
-    "in_events_phase",
-    "event_resolved",
-    "zeto_used",
-    "vera_used",
-    "next_uid",
-    "vm",
-    "pending",
-    "leftovers",
-    "rng",
-)
-OPTION_KEYS = ("raiders_slot", "vera_vosh", "zeto_khan", "first_game_camps")
-PLAYER_KEYS = (
-    "columns",
-    "hand",
-    "silo_in_hand",
-    "queue",
-    "entered_this_turn",
-    "raiders_resolved",
-    "high_ground",
-    "juggernaut_moves",
-)
+
 CAMP_KEYS = ("camp", "state", "used", "vera_used")
 PERSON_KEYS = ("person", "punk", "damaged", "ready", "uid", "vera_used")
 DRAFT_KEYS = ("offers", "kept")
@@ -222,13 +102,13 @@ FLAG_FIELDS = (
 )
 
 CAMP_STATES = ("intact", "damaged", "destroyed")
-VERA_READINGS = {VERA_PER_TURN: "first_use_per_turn", VERA_PER_CARD: "first_use_per_card"}
-ZETO_READINGS = {ZETO_PLACED: "first_event_placed", ZETO_RESOLVED: "first_event_resolved"}
+VERA_READINGS = {R.VERA_PER_TURN: "first_use_per_turn", R.VERA_PER_CARD: "first_use_per_card"}
+ZETO_READINGS = {R.ZETO_PLACED: "first_event_placed", R.ZETO_RESOLVED: "first_event_resolved"}
 RAIDERS_NAME = "Raiders"
 FIRST_PERSON_UID = 7  # camps hold uids 1..6
 # Every new uid comes with a PLACE step, so a game under the step cap never issues more than
 # STEP_CAP of them (the kernel's wrap at 30000 stays out of reach).
-MAX_UID = FIRST_PERSON_UID + STEP_CAP
+MAX_UID = FIRST_PERSON_UID + R.STEP_CAP
 # Water a turn can reach: 3 per turn, +1 for the Water Silo, +1 per deck card junked or
 # milled for water (66 at most) and +1 per use of a water ability (3 camps and 6 people, each
 # used at most twice with Vera Vosh): under 100, so the int16 field never comes near a wrap.
@@ -241,7 +121,7 @@ _CAMP_INDEX = {name: i for i, name in enumerate(CAMP_NAMES)}
 _CARD_INDEX = {name: t for t, name in enumerate(CARD_NAMES)}
 assert len(_CAMP_INDEX) == len(CAMP_NAMES) and len(_CARD_INDEX) == len(CARD_NAMES)
 _FIRST_GAME_SETS = (tuple(D.FIRST_GAME_A), tuple(D.FIRST_GAME_B))
-_RNG_PATTERN = re.compile(r"0x[0-9a-fA-F]{1,16}")
+
 _INT16_MAX = int(np.iinfo(np.int16).max)
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
@@ -250,19 +130,19 @@ def _program_names() -> dict[int, str]:
     names = {}
     for t in range(D.N_PERSON_TYPES):
         for k in range(2):
-            if PERSON_PROG[t, k] >= 0:
-                names[int(PERSON_PROG[t, k])] = f"{D.PERSON_NAMES[t]} ability {k + 1}"
-        if ENTER_PROG[t] >= 0:
-            names[int(ENTER_PROG[t])] = f"{D.PERSON_NAMES[t]} entering play"
+            if R.PERSON_PROG[t, k] >= 0:
+                names[int(R.PERSON_PROG[t, k])] = f"{D.PERSON_NAMES[t]} ability {k + 1}"
+        if R.ENTER_PROG[t] >= 0:
+            names[int(R.ENTER_PROG[t])] = f"{D.PERSON_NAMES[t]} entering play"
     for c in range(D.N_CAMPS):
         for k in range(2):
-            if CAMP_PROG[c, k] >= 0:
-                names[int(CAMP_PROG[c, k])] = f"{CAMP_NAMES[c]} ability {k + 1}"
+            if R.CAMP_PROG[c, k] >= 0:
+                names[int(R.CAMP_PROG[c, k])] = f"{CAMP_NAMES[c]} ability {k + 1}"
     for e in range(D.N_EVENT_TYPES):
-        names[int(EVENT_PROG[e])] = f"{D.EVENT_NAMES[e]} event"
+        names[int(R.EVENT_PROG[e])] = f"{D.EVENT_NAMES[e]} event"
     for j, junk in enumerate(D.JUNK_NAMES):
-        names[int(JUNK_PROG[j])] = f"junk {junk}"
-    names[int(RAIDERS_PROG)] = RAIDERS_NAME
+        names[int(R.JUNK_PROG[j])] = f"junk {junk}"
+    names[int(R.RAIDERS_PROG)] = RAIDERS_NAME
     return names
 
 
@@ -272,7 +152,7 @@ assert len(_PROGRAM_INDEX) == len(PROGRAM_NAMES)
 # internal frames run one op: a table op (e.g. the punk after Training Camp flips an event) or
 # one of the kernel's own (numbered from I_PLAY on); op code -> name
 INTERNAL_OPS = {op: name.lower() for op, name in enumerate(OPS)}
-INTERNAL_OPS.update({I_PLAY: "play_person", I_RESOLVE_EVENT: "resolve_event"})
+INTERNAL_OPS.update({R.I_PLAY: "play_person", R.I_RESOLVE_EVENT: "resolve_event"})
 _INTERNAL_INDEX = {name: op for op, name in INTERNAL_OPS.items()}
 _OP = {name: i for i, name in enumerate(OPS)}
 
@@ -287,78 +167,74 @@ def _action_labels() -> tuple[str, ...]:
     labels += ["junk Water Silo", "take Water Silo", "draw"]
     labels += [
         f"use col {c + 1} pos {i + 1} ability {k + 1}"
-        for c in range(COLS)
-        for i in range(DEPTH)
+        for c in range(R.COLS)
+        for i in range(R.DEPTH)
         for k in range(3)
     ]
     labels.append("end turn")
     labels += [
         f"target {sides[side]} col {c + 1} pos {i + 1}"
         for side in range(2)
-        for c in range(COLS)
-        for i in range(DEPTH)
+        for c in range(R.COLS)
+        for i in range(R.DEPTH)
     ]
-    labels += [f"place col {c + 1} pos {i + 1}" for c in range(COLS) for i in range(DEPTH)]
-    labels += [f"choose {k + 1}" for k in range(A_SELECT_HAND - A_CHOOSE)]
+    labels += [f"place col {c + 1} pos {i + 1}" for c in range(R.COLS) for i in range(R.DEPTH)]
+    labels += [f"choose {k + 1}" for k in range(R.A_SELECT_HAND - R.A_CHOOSE)]
     labels += [f"select {name}" for name in CARD_NAMES]
-    labels += [f"select {sides[side]} col {c + 1}" for side in range(2) for c in range(COLS)]
+    labels += [f"select {sides[side]} col {c + 1}" for side in range(2) for c in range(R.COLS)]
     labels += [f"select {sides[side]} slot {j + 1}" for side in range(2) for j in range(3)]
     labels.append("skip")
     return tuple(labels)
 
 
 ACTION_LABELS = _action_labels()
-assert len(ACTION_LABELS) == NUM_ACTIONS and len(set(ACTION_LABELS)) == NUM_ACTIONS
+assert len(ACTION_LABELS) == R.NUM_ACTIONS and len(set(ACTION_LABELS)) == R.NUM_ACTIONS
 _LABEL_INDEX = {label: a for a, label in enumerate(ACTION_LABELS)}
-_DECISION_FIRST = A_TARGET  # decisions use TARGET .. SKIP only
+_DECISION_FIRST = R.A_TARGET  # decisions use TARGET .. SKIP only
 
 
 # ---- to_dict ---------------------------------------------------------------------------------
 
 
-def _refuse(message: str):
-    raise SnapshotError(f"cannot snapshot: {message}")
-
-
-def _check_representable(s):
+def _writable(s):
     """Refuse records that the snapshot cannot spell or whose derived fields ``from_dict``
     would rebuild differently (only a corrupted record fails here)."""
-    if int(s["num_players"]) != N_PLAYERS:
-        _refuse(f"num_players is {int(s['num_players'])}, Radlands is a 2-player game")
+    if int(s["num_players"]) != R.N_PLAYERS:
+        core.refuse(f"num_players is {int(s['num_players'])}, Radlands is a 2-player game")
     # sizes and codes first: everything below indexes with them
-    _check_codes(s["phase"], "phase", 0, len(PHASE_NAMES) - 1)
-    _check_codes(s["depth"], "depth", 0, MAX_FRAMES)
-    _check_codes(s["deck_n"], "deck_n", 0, DECK_SIZE)
-    _check_codes(s["discard_n"], "discard_n", 0, DECK_SIZE)
-    _check_codes(s["revealed_n"], "revealed_n", 0, len(s["revealed"]))
-    _check_codes(s["kept_n"], "kept_n", 0, 3)
-    _check_codes(s["col_len"], "col_len", 0, DEPTH)
+    core.check_codes(s["phase"], "phase", 0, len(R.PHASE_NAMES) - 1)
+    core.check_codes(s["depth"], "depth", 0, R.MAX_FRAMES)
+    core.check_codes(s["deck_n"], "deck_n", 0, R.DECK_SIZE)
+    core.check_codes(s["discard_n"], "discard_n", 0, R.DECK_SIZE)
+    core.check_codes(s["revealed_n"], "revealed_n", 0, len(s["revealed"]))
+    core.check_codes(s["kept_n"], "kept_n", 0, 3)
+    core.check_codes(s["col_len"], "col_len", 0, R.DEPTH)
     # flags are written as true/false and codes as names: other values have no spelling
     for name in FLAG_FIELDS:
-        _check_codes(s[name], name, 0, 1)
+        core.check_codes(s[name], name, 0, 1)
     if s["lift_uid"] != 0:
         for name in LIFT_FIELDS[1:]:
-            _check_codes(s[name], name, 0, 1)
-        _check_codes(s["lift_type"], "lift_type", 0, N_DT - 1)
-    _check_codes(s["pend_mask"], "pend_mask", 0, 1)
-    _check_codes(s["camp_state"], "camp_state", 0, len(CAMP_STATES) - 1)
+            core.check_codes(s[name], name, 0, 1)
+        core.check_codes(s["lift_type"], "lift_type", 0, R.N_DT - 1)
+    core.check_codes(s["pend_mask"], "pend_mask", 0, 1)
+    core.check_codes(s["camp_state"], "camp_state", 0, len(CAMP_STATES) - 1)
     if int(s["opt_vera"]) not in VERA_READINGS or int(s["opt_zeto"]) not in ZETO_READINGS:
-        _refuse("opt_vera or opt_zeto is not a known reading")
-    _check_codes(s["opt_raiders_slot"], "opt_raiders_slot", 2, 3)
-    _check_codes(s["winner"], "winner", -1, N_PLAYERS - 1)
-    _check_codes(s["deck"], "deck", 0, N_DT - 1)
-    _check_codes(s["discard"], "discard", -1, N_DT - 1)
-    _check_codes(s["revealed"], "revealed", -1, N_DT - 1)
-    _check_codes(s["queue"], "queue", -1, RAIDERS)
-    _check_codes(s["offer"], "offer", -1, D.N_CAMPS - 1)
-    _check_codes(s["camp"], "camp", -1, D.N_CAMPS - 1)
-    if s["phase"] != PHASE_OVER and (s["score"] != 0).any():
-        _refuse("a score is set before the game is over")
+        core.refuse("opt_vera or opt_zeto is not a known reading")
+    core.check_codes(s["opt_raiders_slot"], "opt_raiders_slot", 2, 3)
+    core.check_codes(s["winner"], "winner", -1, R.N_PLAYERS - 1)
+    core.check_codes(s["deck"], "deck", 0, R.N_DT - 1)
+    core.check_codes(s["discard"], "discard", -1, R.N_DT - 1)
+    core.check_codes(s["revealed"], "revealed", -1, R.N_DT - 1)
+    core.check_codes(s["queue"], "queue", -1, R.RAIDERS)
+    core.check_codes(s["offer"], "offer", -1, D.N_CAMPS - 1)
+    core.check_codes(s["camp"], "camp", -1, D.N_CAMPS - 1)
+    if s["phase"] != R.PHASE_OVER and (s["score"] != 0).any():
+        core.refuse("a score is set before the game is over")
     if not s["terminated"] and s["winner"] != -1:
-        _refuse("a winner is set in a game that has not ended")
-    for p in range(N_PLAYERS):
+        core.refuse("a winner is set in a game that has not ended")
+    for p in range(R.N_PLAYERS):
         _check_draft_fields(s, p)
-        for c in range(COLS):
+        for c in range(R.COLS):
             _check_column_fields(s, p, c)
     for d in range(int(s["depth"])):
         _check_frame_fields(s, d)
@@ -370,15 +246,15 @@ def _check_draft_fields(s, p: int):
     offer = [int(x) for x in s["offer"][p]]
     flags = [1 if x >= 0 and x in kept_camps else 0 for x in offer]
     if flags != [int(x) for x in s["kept"][p]] or (s["camp"][p, n_kept:] != -1).any():
-        _refuse(f"player {p}'s kept flags and camps do not match the kept camps")
+        core.refuse(f"player {p}'s kept flags and camps do not match the kept camps")
     live = [x for x in offer if x >= 0]
     if offer != live + [-1] * (6 - len(live)):
-        _refuse(f"player {p}'s offer has a gap")
+        core.refuse(f"player {p}'s offer has a gap")
 
 
 def _check_column_fields(s, p: int, c: int):
     n = int(s["col_len"][p, c])
-    for i in range(DEPTH):
+    for i in range(R.DEPTH):
         kind = int(s["ent_kind"][p, c, i])
         uid = int(s["ent_uid"][p, c, i])
         extras = (
@@ -387,44 +263,38 @@ def _check_column_fields(s, p: int, c: int):
             int(s["ent_not_ready"][p, c, i]),
         )
         if i >= n:
-            blank = kind == EMPTY and s["ent_type"][p, c, i] == -1 and uid == 0
+            blank = kind == R.EMPTY and s["ent_type"][p, c, i] == -1 and uid == 0
             if not blank or any(extras) or s["ent_used_once"][p, c, i]:
-                _refuse(f"the empty place ({p}, {c}, {i}) holds values")
-        elif kind == CAMP:
+                core.refuse(f"the empty place ({p}, {c}, {i}) holds values")
+        elif kind == R.CAMP:
             bare = s["ent_type"][p, c, i] == -1 and not any(extras) and s["camp"][p, c] >= 0
-            if not bare or uid != p * COLS + c + 1:
-                _refuse(f"the camp entity ({p}, {c}, {i}) has person fields or a wrong uid")
-        elif kind == PERSON:
-            _check_codes(s["ent_type"][p, c, i], "ent_type", 0, N_DT - 1)
+            if not bare or uid != p * R.COLS + c + 1:
+                core.refuse(f"the camp entity ({p}, {c}, {i}) has person fields or a wrong uid")
+        elif kind == R.PERSON:
+            core.check_codes(s["ent_type"][p, c, i], "ent_type", 0, R.N_DT - 1)
         else:
-            _refuse(f"entity ({p}, {c}, {i}) has kind {kind}")
+            core.refuse(f"entity ({p}, {c}, {i}) has kind {kind}")
 
 
 def _check_frame_fields(s, d: int):
     prog, op, fin = int(s["fr_prog"][d]), int(s["fr_op"][d]), int(s["fr_fin"][d])
-    _check_codes(fin, "fr_fin", FIN_NONE, FIN_RAIDERS)
-    if prog != INTERNAL and (op != 0 or s["fr_arg"][d] != 0):
-        _refuse(f"program frame {d} has op/arg set")
-    if prog == INTERNAL and (s["fr_end"][d] != 1 or fin != FIN_NONE):
-        _refuse(f"internal frame {d} has end {int(s['fr_end'][d])} or a finish")
-    if fin == FIN_DISCARD:
-        _check_codes(s["fr_fin_arg"][d], "fr_fin_arg", FIRST_EVENT, N_DT - 1)
+    core.check_codes(fin, "fr_fin", R.FIN_NONE, R.FIN_RAIDERS)
+    if prog != R.INTERNAL and (op != 0 or s["fr_arg"][d] != 0):
+        core.refuse(f"program frame {d} has op/arg set")
+    if prog == R.INTERNAL and (s["fr_end"][d] != 1 or fin != R.FIN_NONE):
+        core.refuse(f"internal frame {d} has end {int(s['fr_end'][d])} or a finish")
+    if fin == R.FIN_DISCARD:
+        core.check_codes(s["fr_fin_arg"][d], "fr_fin_arg", R.FIRST_EVENT, R.N_DT - 1)
     elif s["fr_fin_arg"][d] != 0:
-        _refuse(f"frame {d} has a finishing card but no discard")
-    if prog == INTERNAL and op == I_PLAY:
-        _check_codes(s["fr_arg"][d], "fr_arg", 0, D.N_PERSON_TYPES - 1)
-    elif prog == INTERNAL and op == I_RESOLVE_EVENT:
-        _check_codes(s["fr_arg"][d], "fr_arg", FIRST_EVENT, RAIDERS)
-
-
-def _check_codes(values, name: str, lo: int, hi: int):
-    values = np.asarray(values)
-    if values.size and (values.min() < lo or values.max() > hi):
-        _refuse(f"{name} holds a code outside {lo}..{hi}")
+        core.refuse(f"frame {d} has a finishing card but no discard")
+    if prog == R.INTERNAL and op == R.I_PLAY:
+        core.check_codes(s["fr_arg"][d], "fr_arg", 0, D.N_PERSON_TYPES - 1)
+    elif prog == R.INTERNAL and op == R.I_RESOLVE_EVENT:
+        core.check_codes(s["fr_arg"][d], "fr_arg", R.FIRST_EVENT, R.RAIDERS)
 
 
 def _entity_dict(s, p: int, c: int, i: int) -> dict:
-    if int(s["ent_kind"][p, c, i]) == CAMP:
+    if int(s["ent_kind"][p, c, i]) == R.CAMP:
         return {
             "camp": CAMP_NAMES[int(s["camp"][p, c])],
             "state": CAMP_STATES[int(s["camp_state"][p, c])],
@@ -444,13 +314,13 @@ def _entity_dict(s, p: int, c: int, i: int) -> dict:
 def _queue_name(code: int):
     if code < 0:
         return None
-    return RAIDERS_NAME if code == RAIDERS else CARD_NAMES[code]
+    return RAIDERS_NAME if code == R.RAIDERS else CARD_NAMES[code]
 
 
 def _then_text(fin: int, fin_arg: int):
-    if fin == FIN_DISCARD:
+    if fin == R.FIN_DISCARD:
         return f"discard {CARD_NAMES[fin_arg]}"
-    if fin == FIN_RAIDERS:
+    if fin == R.FIN_RAIDERS:
         return f"return {RAIDERS_NAME}"
     return None
 
@@ -467,16 +337,16 @@ def _frame_dict(s, d: int) -> dict:
         "aux": int(s["fr_aux"][d]),
         "then": _then_text(int(s["fr_fin"][d]), int(s["fr_fin_arg"][d])),
     }
-    if prog != INTERNAL:
+    if prog != R.INTERNAL:
         if prog not in PROGRAM_NAMES:
-            _refuse(f"frame {d} runs program {prog}, which no card owns")
+            core.refuse(f"frame {d} runs program {prog}, which no card owns")
         return {"program": PROGRAM_NAMES[prog], "end": int(s["fr_end"][d]), **common}
     op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
     if op not in INTERNAL_OPS:
-        _refuse(f"internal frame {d} runs op {op}")
-    if op == I_PLAY:
+        core.refuse(f"internal frame {d} runs op {op}")
+    if op == R.I_PLAY:
         arg_value = CARD_NAMES[arg]
-    elif op == I_RESOLVE_EVENT:
+    elif op == R.I_RESOLVE_EVENT:
         arg_value = _queue_name(arg)
     else:
         arg_value = arg
@@ -492,9 +362,9 @@ def _trim(values: list, default) -> list:
 def _leftovers(s) -> dict:
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
     revealed_n, depth = int(s["revealed_n"]), int(s["depth"])
-    frames = [[int(s[f][d]) for f in FRAME_FIELDS] for d in range(depth, MAX_FRAMES)]
+    frames = [[int(s[f][d]) for f in FRAME_FIELDS] for d in range(depth, R.MAX_FRAMES)]
     live_lift = int(s["lift_uid"]) != 0
-    live_mask = int(s["phase"]) == PHASE_DECISION
+    live_mask = int(s["phase"]) == R.PHASE_DECISION
     return {
         "deck_tail": [_queue_name(int(t)) for t in s["deck"][deck_n:]],
         "discard_tail": _trim([_queue_name(int(t)) for t in s["discard"][discard_n:]], None),
@@ -510,18 +380,18 @@ def _accounted(s) -> Counter:
     seen = Counter()
     seen.update(int(t) for t in s["deck"][: int(s["deck_n"])])
     seen.update(int(t) for t in s["discard"][: int(s["discard_n"])])
-    for p in range(N_PLAYERS):
-        for t in range(N_DT):
+    for p in range(R.N_PLAYERS):
+        for t in range(R.N_DT):
             seen[t] += int(s["hand"][p, t])
-        for c in range(COLS):
+        for c in range(R.COLS):
             for i in range(int(s["col_len"][p, c])):
-                if s["ent_kind"][p, c, i] == PERSON:
+                if s["ent_kind"][p, c, i] == R.PERSON:
                     seen[int(s["ent_type"][p, c, i])] += 1
-        seen.update(int(e) for e in s["queue"][p] if 0 <= e < RAIDERS)
+        seen.update(int(e) for e in s["queue"][p] if 0 <= e < R.RAIDERS)
     if s["lift_uid"] != 0:
         seen[int(s["lift_type"])] += 1
     for d in range(int(s["depth"])):
-        if s["fr_fin"][d] == FIN_DISCARD:
+        if s["fr_fin"][d] == R.FIN_DISCARD:
             seen[int(s["fr_fin_arg"][d])] += 1
         elif _holds_unresolved_event(int(s["fr_prog"][d]), int(s["fr_op"][d]), s["fr_pc"][d]):
             seen[int(s["fr_arg"][d])] += 1
@@ -530,108 +400,71 @@ def _accounted(s) -> Counter:
 
 def _holds_unresolved_event(prog, op, pc) -> bool:
     # an event taken out of hand or queue whose resolve step has not run yet
-    return prog == INTERNAL and op == I_RESOLVE_EVENT and pc == 0
+    return prog == R.INTERNAL and op == R.I_RESOLVE_EVENT and pc == 0
 
 
-def to_dict(states: np.ndarray, g: int) -> dict:
-    """A JSON-safe, readable snapshot of game ``g`` that ``from_dict`` rebuilds exactly."""
-    s = states[g]
-    _check_representable(s)
-    phase = int(s["phase"])
-    players = []
-    for p in range(N_PLAYERS):
-        columns = [
-            [_entity_dict(s, p, c, i) for i in range(int(s["col_len"][p, c]))] for c in range(COLS)
-        ]
-        hand = {CARD_NAMES[t]: int(s["hand"][p, t]) for t in range(N_DT) if s["hand"][p, t]}
-        players.append(
-            {
-                "columns": columns,
-                "hand": hand,
-                "silo_in_hand": bool(s["silo_in_hand"][p]),
-                "queue": [_queue_name(int(q)) for q in s["queue"][p]],
-                "entered_this_turn": int(s["entered_this_turn"][p]),
-                "raiders_resolved": bool(s["raiders_resolved"][p]),
-                "high_ground": bool(s["high_ground"][p]),
-                "juggernaut_moves": int(s["juggernaut_moves"][p]),
-            }
-        )
-    offers = [[CAMP_NAMES[int(x)] for x in s["offer"][p] if x >= 0] for p in range(N_PLAYERS)]
-    kept = [
-        [CAMP_NAMES[int(x)] for x in s["camp"][p, : int(s["kept_n"][p])]] for p in range(N_PLAYERS)
+def _columns(c, p: int) -> list:
+    s = c.s
+    return [
+        [_entity_dict(s, p, col, i) for i in range(int(s["col_len"][p, col]))]
+        for col in range(R.COLS)
     ]
-    lifted = None
-    if s["lift_uid"] != 0:
-        lifted = {
-            "person": CARD_NAMES[int(s["lift_type"])],
-            "punk": bool(s["lift_punk"]),
-            "damaged": bool(s["lift_damaged"]),
-            "ready": not s["lift_not_ready"],
-            "uid": int(s["lift_uid"]),
-            "vera_used": bool(s["lift_used_once"]),
-        }
-    pending = None
-    if phase == PHASE_DECISION:
-        pending = {
-            "decider": int(s["current_player"]),
-            "options": [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"])],
-        }
-    deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
-    first_game = bool((s["offer"][:, 3:] < 0).all())
+
+
+def _draft_dict(c) -> dict:
+    s = c.s
+    kept = [[CAMP_NAMES[int(x)] for x in s["camp"][p, : int(s["kept_n"][p])]] for p in range(2)]
     return {
-        "game": GAME_NAME,
-        "version": SNAPSHOT_VERSION,
-        "options": {
-            "raiders_slot": int(s["opt_raiders_slot"]),
-            "vera_vosh": VERA_READINGS[int(s["opt_vera"])],
-            "zeto_khan": ZETO_READINGS[int(s["opt_zeto"])],
-            "first_game_camps": first_game,
-        },
-        "phase": PHASE_NAMES[phase],
-        "current_player": int(s["current_player"]),
-        "turn_player": int(s["turn_player"]),
-        "first_player": int(s["first_player"]),
-        "turn_count": int(s["turn_count"]),
-        "step_count": int(s["step_count"]),
-        "terminated": bool(s["terminated"]),
-        "truncated": bool(s["truncated"]),
-        "winner": int(s["winner"]) if s["winner"] >= 0 else None,
-        "score": [int(v) for v in s["score"]] if phase == PHASE_OVER else None,
-        "draft": {"offers": offers, "kept": kept},
-        "players": players,
-        "deck": [CARD_NAMES[int(t)] for t in s["deck"][:deck_n][::-1]],
-        "discard": [CARD_NAMES[int(t)] for t in s["discard"][:discard_n]],
-        "reshuffled": bool(s["reshuffled"]),
-        "water": int(s["water"]),
-        "first_turn_done": bool(s["first_turn_done"]),
-        "in_events_phase": bool(s["in_events_phase"]),
-        "event_resolved": bool(s["event_resolved"]),
-        "zeto_used": bool(s["zeto_used"]),
-        "vera_used": bool(s["vera_used"]),
-        "next_uid": int(s["next_uid"]),
-        "vm": {
-            "frames": [_frame_dict(s, d) for d in range(int(s["depth"]))],
-            "lifted": lifted,
-            "revealed": [CARD_NAMES[int(t)] for t in s["revealed"][: int(s["revealed_n"])]],
-        },
-        "pending": pending,
-        "leftovers": _leftovers(s),
-        "rng": f"0x{int(s['rng'][0]):016x}",
+        "offers": [[CAMP_NAMES[int(x)] for x in s["offer"][p] if x >= 0] for p in range(2)],
+        "kept": kept,
     }
+
+
+def _lifted_dict(s) -> dict | None:
+    if s["lift_uid"] == 0:
+        return None
+    return {
+        "person": CARD_NAMES[int(s["lift_type"])],
+        "punk": bool(s["lift_punk"]),
+        "damaged": bool(s["lift_damaged"]),
+        "ready": not s["lift_not_ready"],
+        "uid": int(s["lift_uid"]),
+        "vera_used": bool(s["lift_used_once"]),
+    }
+
+
+def _vm_dict(c) -> dict:
+    s = c.s
+    return {
+        "frames": [_frame_dict(s, d) for d in range(int(s["depth"]))],
+        "lifted": _lifted_dict(s),
+        "revealed": [CARD_NAMES[int(t)] for t in s["revealed"][: int(s["revealed_n"])]],
+    }
+
+
+def _pending_dict(c) -> dict | None:
+    s = c.s
+    if int(s["phase"]) != R.PHASE_DECISION:
+        return None
+    return {
+        "decider": int(s["current_player"]),
+        "options": [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"])],
+    }
+
+
+def _first_game(c) -> bool:
+    return bool((c.s["offer"][:, 3:] < 0).all())
 
 
 # ---- from_dict: field readers ----------------------------------------------------------------
 
 
 def _player(value, path: str) -> int:
-    return _int(value, path, 0, N_PLAYERS - 1, "player index")
+    return core.read_int(value, path, 0, R.N_PLAYERS - 1, "player index")
 
 
 def _card(value, path: str) -> int:
-    name = _str(value, path)
-    if name not in _CARD_INDEX:
-        _fail(path, f"unknown card name {name!r}")
-    return _CARD_INDEX[name]
+    return core.read_key(value, path, _CARD_INDEX, "card name")
 
 
 def _card_or_none(value, path: str) -> int:
@@ -639,195 +472,136 @@ def _card_or_none(value, path: str) -> int:
 
 
 def _camp(value, path: str) -> int:
-    name = _str(value, path)
-    if name not in _CAMP_INDEX:
-        _fail(path, f"unknown camp name {name!r}")
-    return _CAMP_INDEX[name]
-
-
-def _choice(value, path: str, table: dict, what: str) -> int:
-    name = _str(value, path)
-    reverse = {text: code for code, text in table.items()}
-    if name not in reverse:
-        _fail(path, f"unknown {what} {name!r} (expected {', '.join(reverse)})")
-    return reverse[name]
+    return core.read_key(value, path, _CAMP_INDEX, "camp name")
 
 
 def _queue_code(value, path: str) -> int:
     if value is None:
         return -1
     if value == RAIDERS_NAME:
-        return RAIDERS
+        return R.RAIDERS
     t = _card(value, path)
-    if t < FIRST_EVENT:
-        _fail(path, f"{value!r} is a person; only events and Raiders enter a queue (RAD-B1)")
+    if t < R.FIRST_EVENT:
+        core.fail(path, f"{value!r} is a person; only events and Raiders enter a queue (RAD-B1)")
     return t
 
 
 def _label(value, path: str) -> int:
-    name = _str(value, path)
-    if name not in _LABEL_INDEX:
-        _fail(path, f"unknown action label {name!r}")
-    return _LABEL_INDEX[name]
+    return core.read_key(value, path, _LABEL_INDEX, "action label")
 
 
 # ---- from_dict -------------------------------------------------------------------------------
 
 
-def from_dict(snapshot: dict) -> np.ndarray:
-    """Rebuild a 1-game ``STATE_DTYPE`` array from ``snapshot``; raises ``SnapshotError``."""
-    snap = _obj(snapshot, "snapshot", TOP_KEYS)
-    # Filled field by field while reading; returned only once every check has passed.
-    states = np.zeros(1, STATE_DTYPE)
-    s = states[0]
-    _read_header(snap, s)
-    _read_draft(snap, s)
-    _read_players(snap, s)
-    _read_piles(snap, s)
-    _read_vm(snap, s)
-    _read_leftovers(snap, s)
-    _check_cards(snap, s)
-    _check_progress(snap, s)
-    _check_stack(s)
-    if int(s["phase"]) == PHASE_DECISION:
-        _check_pending(states)
-    return states
+def _check_vera_turn(ctx: core.ReadCall):
+    if ctx.s["vera_used"] and ctx.s["opt_vera"] != R.VERA_PER_TURN:
+        core.fail("vera_used", "only the 'first_use_per_turn' reading of Vera Vosh sets it")
 
 
-def _read_header(snap: dict, s):
-    if snap["game"] != GAME_NAME:
-        _fail("game", f"expected {GAME_NAME!r}, got {snap['game']!r}")
-    version = _int(snap["version"], "version", 0, _INT32_MAX)
-    if version != SNAPSHOT_VERSION:
-        _fail("version", f"unsupported snapshot version {version}, expected {SNAPSHOT_VERSION}")
-    rng = _str(snap["rng"], "rng")
-    if not _RNG_PATTERN.fullmatch(rng):
-        _fail("rng", f"expected a hex word like '0x00000000deadbeef', got {rng!r}")
-    s["rng"][0] = np.uint64(int(rng, 16))
-    s["num_players"] = N_PLAYERS
-    opts = _obj(snap["options"], "options", OPTION_KEYS)
-    slot = _int(opts["raiders_slot"], "options.raiders_slot", 2, 3, "Raiders slot")
-    s["opt_raiders_slot"] = slot  # RAD-I8: 3 (the seed's reading) or 2 (the printed card)
-    s["opt_vera"] = _choice(opts["vera_vosh"], "options.vera_vosh", VERA_READINGS, "reading")
-    s["opt_zeto"] = _choice(opts["zeto_khan"], "options.zeto_khan", ZETO_READINGS, "reading")
-    _bool(opts["first_game_camps"], "options.first_game_camps")
-    name = _str(snap["phase"], "phase")
-    if name not in PHASE_NAMES:
-        _fail("phase", f"unknown phase {name!r} (expected {', '.join(PHASE_NAMES)})")
-    s["phase"] = PHASE_NAMES.index(name)
-    for key in ("current_player", "turn_player", "first_player"):
-        s[key] = _player(snap[key], key)
-    s["turn_count"] = _int(snap["turn_count"], "turn_count", 0, _INT32_MAX)
-    s["step_count"] = _int(snap["step_count"], "step_count", 0, STEP_CAP, "step count")
-    s["terminated"] = _bool(snap["terminated"], "terminated")
-    s["truncated"] = _bool(snap["truncated"], "truncated")
-    s["winner"] = -1 if snap["winner"] is None else _player(snap["winner"], "winner")
-    s["water"] = _int(snap["water"], "water", 0, MAX_WATER, "water")
-    for key in ("reshuffled", "first_turn_done", "in_events_phase", "event_resolved"):
-        s[key] = _bool(snap[key], key)
-    s["zeto_used"] = _bool(snap["zeto_used"], "zeto_used")
-    s["vera_used"] = _bool(snap["vera_used"], "vera_used")
-    if s["vera_used"] and s["opt_vera"] != VERA_PER_TURN:
-        _fail("vera_used", "only the 'first_use_per_turn' reading of Vera Vosh sets it")
-    s["next_uid"] = _int(snap["next_uid"], "next_uid", FIRST_PERSON_UID, MAX_UID, "next uid")
-
-
-def _read_draft(snap: dict, s):
+def _read_draft(ctx: core.ReadCall):
     """Offers and kept camps (RAD-S3); fills offer, kept, kept_n and camp."""
-    draft = _obj(snap["draft"], "draft", DRAFT_KEYS)
-    offers = _list(draft["offers"], "draft.offers", N_PLAYERS)
-    kept = _list(draft["kept"], "draft.kept", N_PLAYERS)
+    snap, s = ctx.snap, ctx.s
+    draft = core.read_obj(snap["draft"], "draft", DRAFT_KEYS)
+    offers = core.read_list(draft["offers"], "draft.offers", R.N_PLAYERS)
+    kept = core.read_list(draft["kept"], "draft.kept", R.N_PLAYERS)
     first_game = snap["options"]["first_game_camps"]
     offered_anywhere: dict[int, str] = {}
     s["offer"][:, :] = -1
     s["camp"][:, :] = -1
-    for p in range(N_PLAYERS):
+    for p in range(R.N_PLAYERS):
         path = f"draft.offers[{p}]"
-        row = [_camp(x, f"{path}[{k}]") for k, x in enumerate(_list(offers[p], path))]
+        row = [_camp(x, f"{path}[{k}]") for k, x in enumerate(core.read_list(offers[p], path))]
         if first_game:
             # RAD-S3: no draft, player 0 gets set A and player 1 set B, in column order
             if tuple(row) != _FIRST_GAME_SETS[p]:
                 want = [CAMP_NAMES[c] for c in _FIRST_GAME_SETS[p]]
-                _fail(path, f"with first_game_camps player {p} is offered exactly {want}")
+                core.fail(path, f"with first_game_camps player {p} is offered exactly {want}")
         elif len(row) != 6:
-            _fail(path, f"each player is offered 6 camps (RAD-S3), got {len(row)}")
+            core.fail(path, f"each player is offered 6 camps (RAD-S3), got {len(row)}")
         for k, c in enumerate(row):
             if c in offered_anywhere:
-                _fail(f"{path}[{k}]", f"{CAMP_NAMES[c]!r} is also offered at {offered_anywhere[c]}")
+                core.fail(
+                    f"{path}[{k}]", f"{CAMP_NAMES[c]!r} is also offered at {offered_anywhere[c]}"
+                )
             offered_anywhere[c] = f"{path}[{k}]"
         s["offer"][p, : len(row)] = row
         kpath = f"draft.kept[{p}]"
-        picks = [_camp(x, f"{kpath}[{k}]") for k, x in enumerate(_list(kept[p], kpath, most=3))]
+        picks = [
+            _camp(x, f"{kpath}[{k}]") for k, x in enumerate(core.read_list(kept[p], kpath, most=3))
+        ]
         for k, c in enumerate(picks):
             if c not in row:
-                _fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} was not offered to player {p}")
+                core.fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} was not offered to player {p}")
             if c in picks[:k]:
-                _fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} is kept twice")
+                core.fail(f"{kpath}[{k}]", f"{CAMP_NAMES[c]!r} is kept twice")
             s["kept"][p, row.index(c)] = 1
             s["camp"][p, k] = c
         s["kept_n"][p] = len(picks)
         if first_game and len(picks) != 3:
-            _fail(kpath, "with first_game_camps all three camps are kept at the start")
+            core.fail(kpath, "with first_game_camps all three camps are kept at the start")
 
 
-def _read_players(snap: dict, s):
-    players = _list(snap["players"], "players", N_PLAYERS)
+def _read_players(ctx: core.ReadCall):
+    s = ctx.s
+    players = core.read_list(ctx.snap["players"], "players", R.N_PLAYERS)
     draft_over = int(s["kept_n"].min()) == 3
     uids: dict[int, str] = {}
-    for p in range(N_PLAYERS):
+    for p in range(R.N_PLAYERS):
         path = f"players[{p}]"
-        player = _obj(players[p], path, PLAYER_KEYS)
-        cols = _list(player["columns"], f"{path}.columns", COLS)
-        for c in range(COLS):
+        player = core.read_obj(players[p], path, PLAYER_KEYS)
+        cols = core.read_list(player["columns"], f"{path}.columns", R.COLS)
+        for c in range(R.COLS):
             _read_column(s, p, c, cols[c], f"{path}.columns[{c}]", draft_over, uids)
-        moves = _int(player["juggernaut_moves"], f"{path}.juggernaut_moves", 0, 2, "moves")
-        s["juggernaut_moves"][p] = moves
+        core.read_table(player, path, PLAYER, ctx, (p,), keys=("juggernaut_moves",))
+        moves = int(s["juggernaut_moves"][p])
         camps = [int(x) for x in s["camp"][p]]
         if moves and D.CAMP_ID["juggernaut"] not in camps:
-            _fail(f"{path}.juggernaut_moves", f"player {p} has no Juggernaut")
+            core.fail(f"{path}.juggernaut_moves", f"player {p} has no Juggernaut")
         if moves and s["camp_state"][p, camps.index(D.CAMP_ID["juggernaut"])] == 2:
-            _fail(
+            core.fail(
                 f"{path}.juggernaut_moves",
                 "a destroyed Juggernaut is back on its starting spot, no moves (subtleties §15)",
             )
-        for c in range(COLS if draft_over else 0):
+        for c in range(R.COLS if draft_over else 0):
             _check_camp_place(s, p, c, f"{path}.columns[{c}]")
         hand = player["hand"]
         if not isinstance(hand, dict):
-            _fail(f"{path}.hand", f"expected an object, got {type(hand).__name__}")
+            core.fail(f"{path}.hand", f"expected an object, got {type(hand).__name__}")
         for name, count in hand.items():
             t = _card(name, f"{path}.hand")
-            s["hand"][p, t] = _int(count, f"{path}.hand[{name!r}]", 1, DECK_SIZE, "count")
-        s["silo_in_hand"][p] = _bool(player["silo_in_hand"], f"{path}.silo_in_hand")
-        queue = _list(player["queue"], f"{path}.queue", 3)
+            s["hand"][p, t] = core.read_int(
+                count, f"{path}.hand[{name!r}]", 1, R.DECK_SIZE, "count"
+            )
+        core.read_table(player, path, PLAYER, ctx, (p,), keys=("silo_in_hand",))
+        queue = core.read_list(player["queue"], f"{path}.queue", 3)
         for j in range(3):
             code = _queue_code(queue[j], f"{path}.queue[{j}]")
-            if code >= FIRST_EVENT and code != RAIDERS and D.EVENT_BOMB[code - FIRST_EVENT] == 0:
-                _fail(f"{path}.queue[{j}]", f"{queue[j]!r} has bomb 0 and never waits (RAD-A4)")
-            if code == RAIDERS and RAIDERS in [int(x) for x in s["queue"][p, :j]]:
-                _fail(f"{path}.queue[{j}]", "each player has one Raiders card (RAD-S4)")
+            if (
+                code >= R.FIRST_EVENT
+                and code != R.RAIDERS
+                and D.EVENT_BOMB[code - R.FIRST_EVENT] == 0
+            ):
+                core.fail(f"{path}.queue[{j}]", f"{queue[j]!r} has bomb 0 and never waits (RAD-A4)")
+            if code == R.RAIDERS and R.RAIDERS in [int(x) for x in s["queue"][p, :j]]:
+                core.fail(f"{path}.queue[{j}]", "each player has one Raiders card (RAD-S4)")
             s["queue"][p, j] = code
-        s["entered_this_turn"][p] = _int(
-            player["entered_this_turn"], f"{path}.entered_this_turn", 0, ENTERED_CAP, "count"
-        )
-        for key in ("raiders_resolved", "high_ground"):
-            s[key][p] = _bool(player[key], f"{path}.{key}")
+        core.read_table(player, path, PLAYER, ctx, (p,), keys=_LAST_PLAYER_FLAGS)
 
 
 def _read_column(s, p: int, c: int, raw, path: str, draft_over: bool, uids: dict):
     """One column, back to front (RAD-B2): its camp and at most 2 people."""
     s["ent_type"][p, c, :] = -1
-    entities = _list(raw, path)
+    entities = core.read_list(raw, path)
     if not draft_over:
         if entities:
-            _fail(path, "columns stay empty until both players have kept 3 camps (RAD-S3)")
+            core.fail(path, "columns stay empty until both players have kept 3 camps (RAD-S3)")
         return
     people = sum(1 for e in entities if isinstance(e, dict) and "person" in e)
-    if people > DEPTH - 1:
-        _fail(path, f"{people} people in one column; at most 2 are allowed (RAD-B2)")
+    if people > R.DEPTH - 1:
+        core.fail(path, f"{people} people in one column; at most 2 are allowed (RAD-B2)")
     camps = [i for i, e in enumerate(entities) if isinstance(e, dict) and "camp" in e]
-    if len(camps) != 1 or len(entities) > DEPTH:
-        _fail(path, f"a column holds exactly one camp, got {len(camps)}")
+    if len(camps) != 1 or len(entities) > R.DEPTH:
+        core.fail(path, f"a column holds exactly one camp, got {len(camps)}")
     s["col_len"][p, c] = len(entities)
     for i, raw_entity in enumerate(entities):
         epath = f"{path}[{i}]"
@@ -838,25 +612,27 @@ def _read_column(s, p: int, c: int, raw, path: str, draft_over: bool, uids: dict
 
 
 def _read_camp(s, p: int, c: int, i: int, raw, path: str):
-    entity = _obj(raw, path, CAMP_KEYS)
+    entity = core.read_obj(raw, path, CAMP_KEYS)
     camp = _camp(entity["camp"], f"{path}.camp")
     if camp != s["camp"][p, c]:
         want = CAMP_NAMES[int(s["camp"][p, c])]
-        _fail(
+        core.fail(
             f"{path}.camp",
             f"column {c + 1} holds player {p}'s kept camp {want!r}, got "
             f"{entity['camp']!r} (kept order is column order, RAD-S3)",
         )
-    state = _str(entity["state"], f"{path}.state")
+    state = core.read_str(entity["state"], f"{path}.state")
     if state not in CAMP_STATES:
-        _fail(f"{path}.state", f"unknown camp state {state!r} (expected {', '.join(CAMP_STATES)})")
+        core.fail(
+            f"{path}.state", f"unknown camp state {state!r} (expected {', '.join(CAMP_STATES)})"
+        )
     s["camp_state"][p, c] = CAMP_STATES.index(state)
-    s["camp_used"][p, c] = _bool(entity["used"], f"{path}.used")
+    s["camp_used"][p, c] = core.read_bool(entity["used"], f"{path}.used")
     if i > 0 and (camp != D.CAMP_ID["juggernaut"] or state == "destroyed"):
         # only an undestroyed Juggernaut moves forward; a destroyed one goes back
-        _fail(path, f"{entity['camp']!r} must stand at the back of its column")
-    s["ent_kind"][p, c, i] = CAMP
-    s["ent_uid"][p, c, i] = p * COLS + c + 1  # camps keep the uid the draft gave them
+        core.fail(path, f"{entity['camp']!r} must stand at the back of its column")
+    s["ent_kind"][p, c, i] = R.CAMP
+    s["ent_uid"][p, c, i] = p * R.COLS + c + 1  # camps keep the uid the draft gave them
     s["ent_used_once"][p, c, i] = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
 
 
@@ -867,14 +643,14 @@ def camp_space(s, p: int, c: int) -> int:
 
 def _camp_index(s, p: int, c: int) -> int:
     kinds = [int(k) for k in s["ent_kind"][p, c, : int(s["col_len"][p, c])]]
-    return kinds.index(CAMP)
+    return kinds.index(R.CAMP)
 
 
 def _camp_index_after_place(s, p: int, c: int, i: int) -> int:
     """Where the camp stands once a newcomer takes final index i of column c (docs: board
     model), or -1 when i is no legal spot there."""
     people = int(s["col_len"][p, c]) - 1
-    if people < 0 or people >= DEPTH - 1 or i > people + 1:
+    if people < 0 or people >= R.DEPTH - 1 or i > people + 1:
         return -1
     space = camp_space(s, p, c)
     for behind in range(max(0, people + 1 + space - 2), min(space, people + 1) + 1):
@@ -885,7 +661,7 @@ def _camp_index_after_place(s, p: int, c: int, i: int) -> int:
 
 def _swaps_with(s, p: int, c: int, i: int) -> bool:
     """High Ground: PLACE on person (p, c, i) of a full column swaps the lifted one in."""
-    return int(s["col_len"][p, c]) == DEPTH and s["ent_kind"][p, c, i] == PERSON
+    return int(s["col_len"][p, c]) == R.DEPTH and s["ent_kind"][p, c, i] == R.PERSON
 
 
 def _check_camp_place(s, p: int, c: int, path: str):
@@ -895,7 +671,7 @@ def _check_camp_place(s, p: int, c: int, path: str):
     space = camp_space(s, p, c)
     behind = _camp_index(s, p, c)
     if not max(0, people + space - 2) <= behind <= min(space, people):
-        _fail(
+        core.fail(
             path,
             f"the camp stands on space {space + 1} of 3, so it cannot have {behind} people "
             f"behind it and {people - behind} in front",
@@ -903,26 +679,26 @@ def _check_camp_place(s, p: int, c: int, path: str):
 
 
 def _vera_flag(s, value, path: str) -> bool:
-    flag = _bool(value, path)
-    if flag and s["opt_vera"] != VERA_PER_CARD:
-        _fail(path, "only the 'first_use_per_card' reading of Vera Vosh sets it")
+    flag = core.read_bool(value, path)
+    if flag and s["opt_vera"] != R.VERA_PER_CARD:
+        core.fail(path, "only the 'first_use_per_card' reading of Vera Vosh sets it")
     return flag
 
 
 def _read_person_fields(s, raw, path: str, uids: dict) -> tuple:
-    entity = _obj(raw, path, PERSON_KEYS)
+    entity = core.read_obj(raw, path, PERSON_KEYS)
     t = _card(entity["person"], f"{path}.person")
-    punk = _bool(entity["punk"], f"{path}.punk")
-    if not punk and t >= FIRST_EVENT:
-        _fail(f"{path}.person", f"{entity['person']!r} is an event; only a punk hides one")
-    damaged = _bool(entity["damaged"], f"{path}.damaged")
+    punk = core.read_bool(entity["punk"], f"{path}.punk")
+    if not punk and t >= R.FIRST_EVENT:
+        core.fail(f"{path}.person", f"{entity['person']!r} is an event; only a punk hides one")
+    damaged = core.read_bool(entity["damaged"], f"{path}.damaged")
     if punk and damaged:
-        _fail(f"{path}.damaged", "a punk is destroyed by any damage, never damaged (RAD-K3)")
-    ready = _bool(entity["ready"], f"{path}.ready")
+        core.fail(f"{path}.damaged", "a punk is destroyed by any damage, never damaged (RAD-K3)")
+    ready = core.read_bool(entity["ready"], f"{path}.ready")
     top = int(s["next_uid"]) - 1
-    uid = _int(entity["uid"], f"{path}.uid", FIRST_PERSON_UID, top, "person uid")
+    uid = core.read_int(entity["uid"], f"{path}.uid", FIRST_PERSON_UID, top, "person uid")
     if uid in uids:
-        _fail(f"{path}.uid", f"uid {uid} is also used at {uids[uid]}")
+        core.fail(f"{path}.uid", f"uid {uid} is also used at {uids[uid]}")
     uids[uid] = path
     used_once = _vera_flag(s, entity["vera_used"], f"{path}.vera_used")
     return t, punk, damaged, not ready, uid, used_once
@@ -930,7 +706,7 @@ def _read_person_fields(s, raw, path: str, uids: dict) -> tuple:
 
 def _read_person(s, p: int, c: int, i: int, raw, path: str, uids: dict):
     t, punk, damaged, not_ready, uid, used_once = _read_person_fields(s, raw, path, uids)
-    s["ent_kind"][p, c, i] = PERSON
+    s["ent_kind"][p, c, i] = R.PERSON
     s["ent_type"][p, c, i] = t
     s["ent_punk"][p, c, i] = punk
     s["ent_damaged"][p, c, i] = damaged
@@ -939,36 +715,42 @@ def _read_person(s, p: int, c: int, i: int, raw, path: str, uids: dict):
     s["ent_used_once"][p, c, i] = used_once
 
 
-def _read_piles(snap: dict, s):
+def _read_piles(ctx: core.ReadCall):
+    snap, s = ctx.snap, ctx.s
     deck = [
-        _card(x, f"deck[{k}]") for k, x in enumerate(_list(snap["deck"], "deck", most=DECK_SIZE))
+        _card(x, f"deck[{k}]")
+        for k, x in enumerate(core.read_list(snap["deck"], "deck", most=R.DECK_SIZE))
     ]
     s["deck"][: len(deck)] = deck[::-1]  # the snapshot lists the top first
     s["deck_n"] = len(deck)
     path = "discard"
-    pile = [_card(x, f"{path}[{k}]") for k, x in enumerate(_list(snap[path], path, most=DECK_SIZE))]
+    pile = [
+        _card(x, f"{path}[{k}]")
+        for k, x in enumerate(core.read_list(snap[path], path, most=R.DECK_SIZE))
+    ]
     s["discard"][: len(pile)] = pile
     s["discard_n"] = len(pile)
 
 
-def _read_vm(snap: dict, s):
-    vm = _obj(snap["vm"], "vm", VM_KEYS)
-    frames = _list(vm["frames"], "vm.frames", most=MAX_FRAMES)
+def _read_vm(ctx: core.ReadCall):
+    snap, s = ctx.snap, ctx.s
+    vm = core.read_obj(snap["vm"], "vm", VM_KEYS)
+    frames = core.read_list(vm["frames"], "vm.frames", most=R.MAX_FRAMES)
     s["depth"] = len(frames)
     for d, raw in enumerate(frames):
         _read_frame(s, d, raw, f"vm.frames[{d}]")
     if vm["lifted"] is not None:
         uids = {}
-        for p in range(N_PLAYERS):
-            for c in range(COLS):
+        for p in range(R.N_PLAYERS):
+            for c in range(R.COLS):
                 for i in range(int(s["col_len"][p, c])):
-                    if s["ent_kind"][p, c, i] == PERSON:
+                    if s["ent_kind"][p, c, i] == R.PERSON:
                         uids[int(s["ent_uid"][p, c, i])] = "a column"
         fields = _read_person_fields(s, vm["lifted"], "vm.lifted", uids)
         t, punk, damaged, not_ready, uid, used_once = fields
         s["lift_type"], s["lift_punk"], s["lift_damaged"] = t, punk, damaged
         s["lift_not_ready"], s["lift_uid"], s["lift_used_once"] = not_ready, uid, used_once
-    revealed = _list(vm["revealed"], "vm.revealed", most=4)
+    revealed = core.read_list(vm["revealed"], "vm.revealed", most=4)
     for k, name in enumerate(revealed):
         s["revealed"][k] = _card(name, f"vm.revealed[{k}]")
     s["revealed_n"] = len(revealed)
@@ -976,148 +758,146 @@ def _read_vm(snap: dict, s):
 
     phase = int(s["phase"])
     pending = snap["pending"]
-    if phase != PHASE_DECISION:
+    if phase != R.PHASE_DECISION:
         if pending is not None:
-            _fail(
+            core.fail(
                 "pending",
-                f"only the decision phase has a pending decision, not {PHASE_NAMES[phase]!r}",
+                f"only the decision phase has a pending decision, not {R.PHASE_NAMES[phase]!r}",
             )
         return
     if pending is None:
-        _fail("pending", "the decision phase needs a pending decision, got null")
-    pending = _obj(pending, "pending", PENDING_KEYS)
+        core.fail("pending", "the decision phase needs a pending decision, got null")
+    pending = core.read_obj(pending, "pending", PENDING_KEYS)
     decider = _player(pending["decider"], "pending.decider")
     if decider != s["current_player"]:
-        _fail(
+        core.fail(
             "pending.decider",
             f"the decider {decider} must be current_player {int(s['current_player'])}",
         )
-    options = _list(pending["options"], "pending.options")
+    options = core.read_list(pending["options"], "pending.options")
     if not options:
-        _fail("pending.options", "a pending decision needs at least one legal option")
+        core.fail("pending.options", "a pending decision needs at least one legal option")
     for k, raw in enumerate(options):
         a = _label(raw, f"pending.options[{k}]")
         if a < _DECISION_FIRST:
-            _fail(f"pending.options[{k}]", f"{raw!r} is a main action, not a decision")
+            core.fail(f"pending.options[{k}]", f"{raw!r} is a main action, not a decision")
         if s["pend_mask"][a]:
-            _fail(f"pending.options[{k}]", f"{raw!r} is listed twice")
+            core.fail(f"pending.options[{k}]", f"{raw!r} is listed twice")
         s["pend_mask"][a] = 1
 
 
 def _read_frame(s, d: int, raw, path: str):
     if isinstance(raw, dict) and "internal" in raw:
-        frame = _obj(raw, path, INTERNAL_FRAME_KEYS)
-        name = _str(frame["internal"], f"{path}.internal")
+        frame = core.read_obj(raw, path, INTERNAL_FRAME_KEYS)
+        name = core.read_str(frame["internal"], f"{path}.internal")
         if name not in _INTERNAL_INDEX:
-            _fail(f"{path}.internal", f"unknown internal op {name!r}")
+            core.fail(f"{path}.internal", f"unknown internal op {name!r}")
         op = _INTERNAL_INDEX[name]
         arg = frame["arg"]
-        if op == I_PLAY:
+        if op == R.I_PLAY:
             t = _card(arg, f"{path}.arg")
-            if t >= FIRST_EVENT:
-                _fail(f"{path}.arg", f"{arg!r} is not a person")
+            if t >= R.FIRST_EVENT:
+                core.fail(f"{path}.arg", f"{arg!r} is not a person")
             arg = t
-        elif op == I_RESOLVE_EVENT:
+        elif op == R.I_RESOLVE_EVENT:
             arg = _queue_code(arg, f"{path}.arg")
             if arg < 0:
-                _fail(f"{path}.arg", "resolving needs an event or Raiders, got null")
+                core.fail(f"{path}.arg", "resolving needs an event or Raiders, got null")
         else:
-            arg = _int(arg, f"{path}.arg", 0, _INT16_MAX)
-        s["fr_prog"][d] = INTERNAL
+            arg = core.read_int(arg, f"{path}.arg", 0, _INT16_MAX)
+        s["fr_prog"][d] = R.INTERNAL
         s["fr_op"][d] = op
         s["fr_arg"][d] = arg
         s["fr_end"][d] = 1
-        s["fr_pc"][d] = _int(frame["pc"], f"{path}.pc", 0, 1, "pc")
+        s["fr_pc"][d] = core.read_int(frame["pc"], f"{path}.pc", 0, 1, "pc")
         if frame["then"] is not None:
-            _fail(f"{path}.then", "an internal step has nothing to do when it ends")
+            core.fail(f"{path}.then", "an internal step has nothing to do when it ends")
     else:
-        frame = _obj(raw, path, PROGRAM_FRAME_KEYS)
-        name = _str(frame["program"], f"{path}.program")
+        frame = core.read_obj(raw, path, PROGRAM_FRAME_KEYS)
+        name = core.read_str(frame["program"], f"{path}.program")
         if name not in _PROGRAM_INDEX:
-            _fail(f"{path}.program", f"unknown program {name!r}")
+            core.fail(f"{path}.program", f"unknown program {name!r}")
         prog = _PROGRAM_INDEX[name]
-        length = int(LENGTH[prog])
-        end = _int(frame["end"], f"{path}.end", 1, length, "end")
+        length = int(R.LENGTH[prog])
+        end = core.read_int(frame["end"], f"{path}.end", 1, length, "end")
         s["fr_prog"][d] = prog
         s["fr_end"][d] = end
-        s["fr_pc"][d] = _int(frame["pc"], f"{path}.pc", 0, end, "pc")
-    s["fr_stage"][d] = _int(frame["stage"], f"{path}.stage", 0, MAX_STAGE, "stage")
+        s["fr_pc"][d] = core.read_int(frame["pc"], f"{path}.pc", 0, end, "pc")
+    s["fr_stage"][d] = core.read_int(frame["stage"], f"{path}.stage", 0, MAX_STAGE, "stage")
     s["fr_owner"][d] = _player(frame["owner"], f"{path}.owner")
     # 0 (no card), a camp (1..6) or a person uid already issued, even if it has left play
     top = int(s["next_uid"]) - 1
-    s["fr_src"][d] = _int(frame["source_uid"], f"{path}.source_uid", 0, top, "uid")
-    s["fr_that"][d] = _int(frame["that_uid"], f"{path}.that_uid", 0, top, "uid")
-    s["fr_flags"][d] = _int(frame["flags"], f"{path}.flags", 0, 3, "flags")
-    s["fr_aux"][d] = _int(frame["aux"], f"{path}.aux", 0, DECK_SIZE, "aux")
+    s["fr_src"][d] = core.read_int(frame["source_uid"], f"{path}.source_uid", 0, top, "uid")
+    s["fr_that"][d] = core.read_int(frame["that_uid"], f"{path}.that_uid", 0, top, "uid")
+    s["fr_flags"][d] = core.read_int(frame["flags"], f"{path}.flags", 0, 3, "flags")
+    s["fr_aux"][d] = core.read_int(frame["aux"], f"{path}.aux", 0, R.DECK_SIZE, "aux")
     then = frame["then"]
     if then is not None:
-        text = _str(then, f"{path}.then")
+        text = core.read_str(then, f"{path}.then")
         if text == f"return {RAIDERS_NAME}":
-            s["fr_fin"][d] = FIN_RAIDERS
+            s["fr_fin"][d] = R.FIN_RAIDERS
         elif text.startswith("discard "):
             t = _card(text[len("discard ") :], f"{path}.then")
-            if t < FIRST_EVENT:
-                _fail(f"{path}.then", "only a resolved event is discarded when its frame ends")
-            s["fr_fin"][d] = FIN_DISCARD
+            if t < R.FIRST_EVENT:
+                core.fail(f"{path}.then", "only a resolved event is discarded when its frame ends")
+            s["fr_fin"][d] = R.FIN_DISCARD
             s["fr_fin_arg"][d] = t
         else:
-            _fail(
+            core.fail(
                 f"{path}.then",
                 f"expected null, 'return Raiders' or 'discard <event>', got {text!r}",
             )
 
 
-def _read_leftovers(snap: dict, s):
-    left = _obj(snap["leftovers"], "leftovers", LEFTOVER_KEYS)
+def _read_leftovers(ctx: core.ReadCall):
+    s = ctx.s
+    left = core.read_obj(ctx.snap["leftovers"], "leftovers", LEFTOVER_KEYS)
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
-    tail = _list(left["deck_tail"], "leftovers.deck_tail", DECK_SIZE - deck_n)
+    tail = core.read_list(left["deck_tail"], "leftovers.deck_tail", R.DECK_SIZE - deck_n)
     for k, name in enumerate(tail):
         # the deck array only ever holds cards (a drawn card stays behind as a leftover)
         s["deck"][deck_n + k] = _card(name, f"leftovers.deck_tail[{k}]")
-    tail = _list(left["discard_tail"], "leftovers.discard_tail", most=DECK_SIZE - discard_n)
+    tail = core.read_list(
+        left["discard_tail"], "leftovers.discard_tail", most=R.DECK_SIZE - discard_n
+    )
     s["discard"][discard_n:] = -1
     for k, name in enumerate(tail):
         s["discard"][discard_n + k] = _card_or_none(name, f"leftovers.discard_tail[{k}]")
     n = int(s["revealed_n"])
-    tail = _list(left["revealed_tail"], "leftovers.revealed_tail", most=4 - n)
+    tail = core.read_list(left["revealed_tail"], "leftovers.revealed_tail", most=4 - n)
     for k, name in enumerate(tail):
         s["revealed"][n + k] = _card_or_none(name, f"leftovers.revealed_tail[{k}]")
     depth = int(s["depth"])
-    rows = _list(left["frames_tail"], "leftovers.frames_tail", most=MAX_FRAMES - depth)
+    rows = core.read_list(left["frames_tail"], "leftovers.frames_tail", most=R.MAX_FRAMES - depth)
     for k, row in enumerate(rows):
         path = f"leftovers.frames_tail[{k}]"
-        row = _list(row, path, len(FRAME_FIELDS))
+        row = core.read_list(row, path, len(FRAME_FIELDS))
         for field, value in zip(FRAME_FIELDS, row, strict=True):
-            s[field][depth + k] = _raw(value, f"{path}.{field}", s[field].dtype)
+            s[field][depth + k] = core.read_raw(value, f"{path}.{field}", s[field].dtype)
     lift = left["lift"]
     if (lift is None) != (s["lift_uid"] != 0):
-        _fail("leftovers.lift", "must be null exactly when vm.lifted is set")
+        core.fail("leftovers.lift", "must be null exactly when vm.lifted is set")
     if lift is not None:
-        lift = _list(lift, "leftovers.lift", len(LIFT_FIELDS))
+        lift = core.read_list(lift, "leftovers.lift", len(LIFT_FIELDS))
         for field, value in zip(LIFT_FIELDS, lift, strict=True):
-            s[field] = _raw(value, f"leftovers.lift.{field}", s[field].dtype)
-    mask = _list(left["mask"], "leftovers.mask")
-    if mask and s["phase"] == PHASE_DECISION:
-        _fail("leftovers.mask", "the decision phase keeps its mask in pending.options")
+            s[field] = core.read_raw(value, f"leftovers.lift.{field}", s[field].dtype)
+    mask = core.read_list(left["mask"], "leftovers.mask")
+    if mask and s["phase"] == R.PHASE_DECISION:
+        core.fail("leftovers.mask", "the decision phase keeps its mask in pending.options")
     for k, raw in enumerate(mask):
         s["pend_mask"][_label(raw, f"leftovers.mask[{k}]")] = 1
-
-
-def _raw(value, path: str, dtype) -> int:
-    info = np.iinfo(dtype)
-    return _int(value, path, int(info.min), int(info.max))
 
 
 # ---- from_dict: cross-field checks -----------------------------------------------------------
 
 
-def _check_cards(snap: dict, s):
+def _check_cards(ctx: core.ReadCall):
     """RAD-S2: each of the 66 deck cards is in exactly one place."""
-    seen = _accounted(s)
-    for t in range(N_DT):
+    seen = _accounted(ctx.s)
+    for t in range(R.N_DT):
         want = int(D.DECK_TYPE_COUNTS[t])
         if seen[t] != want:
-            _fail(
+            core.fail(
                 "cards",
                 f"{CARD_NAMES[t]!r} is found {seen[t]} times across deck, discard, hands, "
                 f"board, queues and resolving events, but the deck has {want} (RAD-S2)",
@@ -1128,99 +908,89 @@ def _camps_left(s, p: int) -> int:
     return int((s["camp_state"][p] < 2).sum())
 
 
-def _check_progress(snap: dict, s):
+def _check_progress(ctx: core.ReadCall):
     """Phase, decider, turn order, the effect stack and the end of the game."""
+    s = ctx.s
     phase = int(s["phase"])
-    name = PHASE_NAMES[phase]
-    terminated, truncated = bool(s["terminated"]), bool(s["truncated"])
+    name = R.PHASE_NAMES[phase]
+    terminated = bool(s["terminated"])
     steps, depth = int(s["step_count"]), int(s["depth"])
     current, turn_player = int(s["current_player"]), int(s["turn_player"])
     kept0, kept1 = int(s["kept_n"][0]), int(s["kept_n"][1])
-    if terminated and truncated:
-        _fail("terminated", "a game cannot be both terminated and truncated")
-    if (phase == PHASE_OVER) != (terminated or truncated):
-        _fail("phase", f"phase {name!r} does not match terminated/truncated")
-    if truncated and steps != STEP_CAP:
-        _fail("step_count", f"a truncated game stops at the step cap {STEP_CAP}")
-    if phase != PHASE_OVER and steps >= STEP_CAP:
-        _fail("step_count", f"a live game has fewer than {STEP_CAP} steps")
+    core.check_stop(ctx, R.STEP_CAP, both="terminated", over=R.PHASE_OVER)
 
-    if phase == PHASE_DRAFT:
+    if phase == R.PHASE_DRAFT:
         _check_draft_phase(s, kept0, kept1)
     else:
         if kept0 != 3 or kept1 != 3:
-            _fail("draft.kept", f"phase {name!r} comes after both players kept 3 camps (RAD-S3)")
-        expected = (int(s["first_player"]) + int(s["turn_count"])) % N_PLAYERS
+            core.fail(
+                "draft.kept", f"phase {name!r} comes after both players kept 3 camps (RAD-S3)"
+            )
+        expected = (int(s["first_player"]) + int(s["turn_count"])) % R.N_PLAYERS
         if turn_player != expected:
-            _fail(
+            core.fail(
                 "turn_player",
                 f"expected player {expected} after {int(s['turn_count'])} "
                 f"turns from first_player {int(s['first_player'])}",
             )
-        if not s["first_turn_done"] and (phase == PHASE_ACTIONS or s["turn_count"] > 0):
-            _fail("first_turn_done", "the first replenish (RAD-T2) has already happened here")
+        if not s["first_turn_done"] and (phase == R.PHASE_ACTIONS or s["turn_count"] > 0):
+            core.fail("first_turn_done", "the first replenish (RAD-T2) has already happened here")
 
-    if phase in (PHASE_DRAFT, PHASE_ACTIONS):
+    if phase in (R.PHASE_DRAFT, R.PHASE_ACTIONS):
         if depth:
-            _fail("vm.frames", f"the effect stack is empty in phase {name!r}")
+            core.fail("vm.frames", f"the effect stack is empty in phase {name!r}")
         if s["in_events_phase"]:
-            _fail("in_events_phase", f"cannot be true in phase {name!r}")
-    if phase == PHASE_ACTIONS and current != turn_player:
-        _fail("current_player", f"in the actions phase the turn player {turn_player} acts")
-    if phase == PHASE_DECISION and depth == 0:
-        _fail("vm.frames", "a pending decision needs a running frame")
+            core.fail("in_events_phase", f"cannot be true in phase {name!r}")
+    if phase == R.PHASE_ACTIONS and current != turn_player:
+        core.fail("current_player", f"in the actions phase the turn player {turn_player} acts")
+    if phase == R.PHASE_DECISION and depth == 0:
+        core.fail("vm.frames", "a pending decision needs a running frame")
     if steps < int(s["turn_count"]):
-        _fail("turn_count", "every turn ends with an END_TURN step, so turns <= steps")
+        core.fail("turn_count", "every turn ends with an END_TURN step, so turns <= steps")
     if terminated and depth:
-        _fail("vm.frames", "a finished game has an empty effect stack")
+        core.fail("vm.frames", "a finished game has an empty effect stack")
     _check_lifted(s)
 
     if not terminated and s["winner"] >= 0:
-        _fail("winner", "only a terminated game has a winner")
-    lost = [p for p in range(N_PLAYERS) if kept0 == 3 and kept1 == 3 and _camps_left(s, p) == 0]
+        core.fail("winner", "only a terminated game has a winner")
+    lost = [p for p in range(R.N_PLAYERS) if kept0 == 3 and kept1 == 3 and _camps_left(s, p) == 0]
     winner = int(s["winner"])
     if terminated:
         if winner >= 0:
             if lost != [1 - winner]:
-                _fail(
+                core.fail(
                     "winner",
                     f"player {winner} wins only when all of player {1 - winner}'s "
                     "camps, and not all of theirs, are destroyed (RAD-E1)",
                 )
-        elif len(lost) != N_PLAYERS:
+        elif len(lost) != R.N_PLAYERS:
             empty = s["deck_n"] == 0 and (s["reshuffled"] or s["discard_n"] == 0)
             if lost or not empty:
-                _fail(
+                core.fail(
                     "winner",
                     "a drawn game needs both sides' camps destroyed or the deck "
                     "spent after its one reshuffle (RAD-E2)",
                 )
     elif lost:
-        _fail("terminated", f"player {lost[0]} has no camp left, so the game is over (RAD-E1)")
+        core.fail("terminated", f"player {lost[0]} has no camp left, so the game is over (RAD-E1)")
 
-    if snap["score"] is None:
-        if phase == PHASE_OVER:
-            _fail("score", "a finished game needs its final score, got null")
-    else:
-        if phase != PHASE_OVER:
-            _fail("score", "must be null until the game is over")
-        raw = _list(snap["score"], "score", N_PLAYERS)
-        score = [_int(v, f"score[{p}]", 0, COLS) for p, v in enumerate(raw)]
-        want = [_camps_left(s, p) for p in range(N_PLAYERS)]
+    score = core.read_final_score(ctx.snap["score"], phase == R.PHASE_OVER, R.N_PLAYERS, 0, R.COLS)
+    if score is not None:
+        want = [_camps_left(s, p) for p in range(R.N_PLAYERS)]
         if score != want:
-            _fail("score", f"the score counts undestroyed camps: expected {want}, got {score}")
+            core.fail("score", f"the score counts undestroyed camps: expected {want}, got {score}")
         s["score"][:] = score
 
 
 def _check_draft_phase(s, kept0: int, kept1: int):
     # RAD-S3: player 0 keeps 3, then player 1; nothing else has happened yet
     if kept0 == 3 and kept1 == 3:
-        _fail("phase", "both players kept 3 camps, so the draft is over")
+        core.fail("phase", "both players kept 3 camps, so the draft is over")
     if kept0 < 3 and kept1 > 0:
-        _fail("draft.kept", "player 1 keeps camps only after player 0 has kept 3")
+        core.fail("draft.kept", "player 1 keeps camps only after player 0 has kept 3")
     expected = 0 if kept0 < 3 else 1
     if int(s["current_player"]) != expected:
-        _fail("current_player", f"player {expected} is keeping camps now")
+        core.fail("current_player", f"player {expected} is keeping camps now")
     quiet = (
         s["hand"].sum() == 0
         and s["discard_n"] == 0
@@ -1238,7 +1008,7 @@ def _check_draft_phase(s, kept0: int, kept1: int):
         and s["juggernaut_moves"].sum() == 0
     )
     if not quiet:
-        _fail("phase", "during the draft no card is drawn or played and no turn has started")
+        core.fail("phase", "during the draft no card is drawn or played and no turn has started")
 
 
 def _top_op(s) -> tuple[int, int]:
@@ -1248,11 +1018,11 @@ def _top_op(s) -> tuple[int, int]:
         return -1, -1
     d = depth - 1
     prog, pc = int(s["fr_prog"][d]), int(s["fr_pc"][d])
-    if prog == INTERNAL:
+    if prog == R.INTERNAL:
         return int(s["fr_op"][d]), d
     if pc >= int(s["fr_end"][d]):
         return -1, d
-    return int(CODE[prog, pc, 0]), d
+    return int(R.CODE[prog, pc, 0]), d
 
 
 def _check_pending(states):
@@ -1261,17 +1031,17 @@ def _check_pending(states):
     s = states[0]
     d = int(s["depth"]) - 1
     if s["fr_pc"][d] >= s["fr_end"][d]:
-        _fail(f"vm.frames[{d}]", "the running frame has finished (pc == end); it cannot wait")
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    decider = int(pending_mask_into(states, 0, mask))
+        core.fail(f"vm.frames[{d}]", "the running frame has finished (pc == end); it cannot wait")
+    mask = np.zeros(R.NUM_ACTIONS, np.int8)
+    decider = int(R.pending_mask_into(states, 0, mask))
     if decider < 0:
-        _fail(
+        core.fail(
             f"vm.frames[{d}]",
             f"the running step (stage {int(s['fr_stage'][d])}) cannot be waiting for a "
             "decision in this position: it has no choice to offer there",
         )
     if decider != int(s["current_player"]):
-        _fail(
+        core.fail(
             "pending.decider",
             f"player {decider} decides this step, not player {int(s['current_player'])}",
         )
@@ -1279,7 +1049,7 @@ def _check_pending(states):
         want = [ACTION_LABELS[a] for a in np.flatnonzero(mask)]
         extra = [ACTION_LABELS[a] for a in np.flatnonzero(s["pend_mask"] & ~mask)]
         missing = [ACTION_LABELS[a] for a in np.flatnonzero(mask & ~s["pend_mask"])]
-        _fail(
+        core.fail(
             "pending.options",
             f"the rules give exactly {_short_list(want)} here"
             + (f"; not legal: {_short_list(extra)}" if extra else "")
@@ -1292,13 +1062,13 @@ def _short_list(items: list, most: int = 8) -> str:
     return f"[{shown}{', ...' if len(items) > most else ''}]"
 
 
-_INTERNAL_RUN = (I_PLAY, I_RESOLVE_EVENT, _OP["GAIN_PUNK"])
+_INTERNAL_RUN = (R.I_PLAY, R.I_RESOLVE_EVENT, _OP["GAIN_PUNK"])
 # whose program a frame runs decides what "this card" (source_uid) may be
 _CAMP_OF_PROGRAM = {
-    int(CAMP_PROG[c, k]): c for c in range(D.N_CAMPS) for k in range(2) if CAMP_PROG[c, k] >= 0
+    int(R.CAMP_PROG[c, k]): c for c in range(D.N_CAMPS) for k in range(2) if R.CAMP_PROG[c, k] >= 0
 }
-_PERSON_PROGRAMS = {int(x) for x in PERSON_PROG.ravel() if x >= 0}
-_PERSON_PROGRAMS |= {int(x) for x in ENTER_PROG if x >= 0}
+_PERSON_PROGRAMS = {int(x) for x in R.PERSON_PROG.ravel() if x >= 0}
+_PERSON_PROGRAMS |= {int(x) for x in R.ENTER_PROG if x >= 0}
 
 
 def _check_stack(s):
@@ -1309,23 +1079,23 @@ def _check_stack(s):
         path = f"vm.frames[{d}]"
         prog, pc, end = int(s["fr_prog"][d]), int(s["fr_pc"][d]), int(s["fr_end"][d])
         stage, aux, owner = int(s["fr_stage"][d]), int(s["fr_aux"][d]), int(s["fr_owner"][d])
-        if prog == INTERNAL:
+        if prog == R.INTERNAL:
             op, arg = int(s["fr_op"][d]), int(s["fr_arg"][d])
             if op not in _INTERNAL_RUN:
-                _fail(
+                core.fail(
                     f"{path}.internal",
                     "the kernel runs only play_person, resolve_event and gain_punk as steps "
                     f"of their own, not {INTERNAL_OPS.get(op, op)!r}",
                 )
             if op == _OP["GAIN_PUNK"] and arg != 0:
-                _fail(f"{path}.arg", "gain_punk takes no argument (0)")
+                core.fail(f"{path}.arg", "gain_punk takes no argument (0)")
         else:
-            op = int(CODE[prog, pc, 0]) if pc < end else -1
-            arg = int(CODE[prog, pc, 1]) if pc < end else 0
+            op = int(R.CODE[prog, pc, 0]) if pc < end else -1
+            arg = int(R.CODE[prog, pc, 1]) if pc < end else 0
         if pc >= end:
             op = -1
         if op < 0 and (stage or aux):
-            _fail(path, "a finished frame keeps no stage or count")
+            core.fail(path, "a finished frame keeps no stage or count")
         if d < depth - 1:
             # below the top a frame waits for the one above it: fresh (stage 0), or a
             # borrowed ability running (Mimic/Adrenaline stage 2, Parachute Base 3..4)
@@ -1333,7 +1103,7 @@ def _check_stack(s):
             resting |= op in (_OP["MIMIC"], _OP["ADRENALINE"]) and stage == 2
             resting |= op == _OP["PARACHUTE"] and stage in (3, 4)
             if not resting:
-                _fail(f"{path}.stage", f"a frame below the top cannot rest at stage {stage}")
+                core.fail(f"{path}.stage", f"a frame below the top cannot rest at stage {stage}")
         _check_aux(s, d, path, op, arg, stage, aux, owner)
         _check_source(s, d, path, prog, owner)
 
@@ -1344,62 +1114,64 @@ def _check_source(s, d: int, path: str, prog: int, owner: int):
     src = int(s["fr_src"][d])
     if prog in _CAMP_OF_PROGRAM:
         camp = _CAMP_OF_PROGRAM[prog]
-        homes = [owner * COLS + c + 1 for c in range(COLS) if s["camp"][owner, c] == camp]
+        homes = [owner * R.COLS + c + 1 for c in range(R.COLS) if s["camp"][owner, c] == camp]
         if src not in homes:
-            _fail(f"{path}.source_uid", f"a {CAMP_NAMES[camp]} ability runs for that camp")
+            core.fail(f"{path}.source_uid", f"a {CAMP_NAMES[camp]} ability runs for that camp")
     elif prog in _PERSON_PROGRAMS:
         if src < FIRST_PERSON_UID:
-            _fail(f"{path}.source_uid", "a person's program runs for a person (uid 7 and up)")
+            core.fail(f"{path}.source_uid", "a person's program runs for a person (uid 7 and up)")
     elif src != 0:
-        _fail(f"{path}.source_uid", "events, junk effects, Raiders and internal steps have none")
+        core.fail(
+            f"{path}.source_uid", "events, junk effects, Raiders and internal steps have none"
+        )
 
 
 def _check_aux(s, d: int, path: str, op: int, arg: int, stage: int, aux: int, owner: int):
     if op == _OP["PARACHUTE"]:
         if stage == 0:
             if aux:
-                _fail(f"{path}.aux", "Parachute Base picks its person first (aux 0)")
+                core.fail(f"{path}.aux", "Parachute Base picks its person first (aux 0)")
             return
         if aux >= D.N_PERSON_TYPES:
-            _fail(f"{path}.aux", f"Parachute Base's person is card type {aux}, not a person")
+            core.fail(f"{path}.aux", f"Parachute Base's person is card type {aux}, not a person")
         if stage <= 2 and s["hand"][owner, aux] <= 0:
-            _fail(f"{path}.aux", f"{CARD_NAMES[aux]!r} is not in player {owner}'s hand")
+            core.fail(f"{path}.aux", f"{CARD_NAMES[aux]!r} is not in player {owner}'s hand")
         if stage >= 3:
             _check_that(s, d, path, aux)
         return
     if op in (_OP["MIMIC"], _OP["ADRENALINE"]) and stage == 1:
         _check_that(s, d, path, None)
-    if op == I_PLAY and s["hand"][owner, arg] <= 0:
-        _fail(path, f"playing {CARD_NAMES[arg]!r}, which is not in player {owner}'s hand")
+    if op == R.I_PLAY and s["hand"][owner, arg] <= 0:
+        core.fail(path, f"playing {CARD_NAMES[arg]!r}, which is not in player {owner}'s hand")
     if op in (_OP["DRAW_DISCARD"], _OP["DRAW_2_DISCARD_1"]) and d == int(s["depth"]) - 1:
         drawn = Counter(int(t) for t in s["revealed"][: int(s["revealed_n"])])
         for t, n in drawn.items():
             if s["hand"][owner, t] < n:
-                _fail("vm.revealed", f"the drawn {CARD_NAMES[t]!r} is not in the hand")
+                core.fail("vm.revealed", f"the drawn {CARD_NAMES[t]!r} is not in the hand")
     limits = {
         _OP["MERCENARY"]: 1,
         _OP["DISCARD_HAND"]: max(arg - 1, 0),
-        _OP["WAREHOUSE"]: DECK_SIZE,
-        _OP["REARRANGE"]: MAX_REARRANGE - 1,
+        _OP["WAREHOUSE"]: R.DECK_SIZE,
+        _OP["REARRANGE"]: R.MAX_REARRANGE - 1,
     }
     if aux > limits.get(op, 0):
-        _fail(f"{path}.aux", f"this step counts at most {limits.get(op, 0)}, got {aux}")
+        core.fail(f"{path}.aux", f"this step counts at most {limits.get(op, 0)}, got {aux}")
 
 
 def _check_that(s, d: int, path: str, person_type):
     """``that_uid`` names a person in play (or, for Parachute Base, one that left play)."""
     uid = int(s["fr_that"][d])
-    for p in range(N_PLAYERS):
-        for c in range(COLS):
+    for p in range(R.N_PLAYERS):
+        for c in range(R.COLS):
             for i in range(int(s["col_len"][p, c])):
-                if s["ent_uid"][p, c, i] == uid and s["ent_kind"][p, c, i] == PERSON:
+                if s["ent_uid"][p, c, i] == uid and s["ent_kind"][p, c, i] == R.PERSON:
                     if person_type is not None and (
                         s["ent_punk"][p, c, i] or s["ent_type"][p, c, i] != person_type
                     ):
-                        _fail(f"{path}.that_uid", "is not the person Parachute Base dropped")
+                        core.fail(f"{path}.that_uid", "is not the person Parachute Base dropped")
                     return
     if person_type is None or uid < FIRST_PERSON_UID:
-        _fail(f"{path}.that_uid", f"uid {uid} is not a person in play")
+        core.fail(f"{path}.that_uid", f"uid {uid} is not a person in play")
 
 
 def _check_lifted(s):
@@ -1407,16 +1179,134 @@ def _check_lifted(s):
     op, d = _top_op(s)
     mid_move = op == _OP["REARRANGE"] and s["fr_stage"][d] == 1
     if mid_move and s["lift_uid"] == 0:
-        _fail("vm.lifted", "High Ground is moving a person, so vm.lifted names it")
+        core.fail("vm.lifted", "High Ground is moving a person, so vm.lifted names it")
     if not mid_move and s["lift_uid"] != 0:
-        _fail("vm.lifted", "a person is lifted only while High Ground moves it")
+        core.fail("vm.lifted", "a person is lifted only while High Ground moves it")
+
+
+# ---- the field table -------------------------------------------------------------------------
+
+
+def _hand_dict(ctx: core.ReadCall, p: int) -> dict:
+    hand = ctx.s["hand"][p]
+    return {CARD_NAMES[t]: int(hand[t]) for t in range(R.N_DT) if hand[t]}
+
+
+PLAYER = (
+    core.Custom("columns", _columns),
+    core.Custom("hand", _hand_dict),
+    core.Bool("silo_in_hand"),
+    core.Custom("queue", lambda ctx, p: [_queue_name(int(q)) for q in ctx.s["queue"][p]]),
+    core.Int("entered_this_turn", hi=R.ENTERED_CAP, what="count"),
+    core.Bool("raiders_resolved"),
+    core.Bool("high_ground"),
+    core.Int("juggernaut_moves", hi=2, what="moves"),
+)
+PLAYER_KEYS = tuple(entry.key for entry in PLAYER)
+_LAST_PLAYER_FLAGS = ("entered_this_turn", "raiders_resolved", "high_ground")
+_SEAT = {"hi": R.N_PLAYERS - 1, "what": "player index"}
+TABLE = (
+    core.Obj(
+        "options",
+        (
+            # RAD-I8: 3 (the seed's reading) or 2 (the printed card)
+            core.Int("raiders_slot", "opt_raiders_slot", lo=2, hi=3, what="Raiders slot"),
+            core.Name("vera_vosh", "opt_vera", names=VERA_READINGS, what="reading"),
+            core.Name("zeto_khan", "opt_zeto", names=ZETO_READINGS, what="reading"),
+            # not a record field: the offers show it, and the draft is read against it
+            core.Custom(
+                "first_game_camps", _first_game, lambda v, path, ctx: core.read_bool(v, path)
+            ),
+        ),
+    ),
+    core.Name("phase", names=R.PHASE_NAMES),
+    core.Int("current_player", **_SEAT),
+    core.Int("turn_player", **_SEAT),
+    core.Int("first_player", **_SEAT),
+    core.Int("turn_count"),
+    core.Int("step_count", hi=R.STEP_CAP, what="step count"),
+    core.Bool("terminated"),
+    core.Bool("truncated"),
+    core.Int("winner", **_SEAT, null=-1),
+    core.Custom(
+        "score",
+        lambda ctx: [int(v) for v in ctx.s["score"]] if ctx.s["phase"] == R.PHASE_OVER else None,
+    ),
+    core.Custom("draft", _draft_dict),
+    core.Custom(
+        "players", lambda ctx: [core.write_table(PLAYER, ctx, (p,)) for p in range(R.N_PLAYERS)]
+    ),
+    core.Custom(
+        "deck",
+        lambda ctx: [CARD_NAMES[int(t)] for t in ctx.s["deck"][: int(ctx.s["deck_n"])][::-1]],
+    ),
+    core.Custom(
+        "discard",
+        lambda ctx: [CARD_NAMES[int(t)] for t in ctx.s["discard"][: int(ctx.s["discard_n"])]],
+    ),
+    core.Bool("reshuffled"),
+    core.Int("water", hi=MAX_WATER, what="water"),
+    core.Bool("first_turn_done"),
+    core.Bool("in_events_phase"),
+    core.Bool("event_resolved"),
+    core.Bool("zeto_used"),
+    core.Bool("vera_used"),
+    core.Int("next_uid", lo=FIRST_PERSON_UID, hi=MAX_UID, what="next uid"),
+    core.Custom("vm", _vm_dict),
+    core.Custom("pending", _pending_dict),
+    core.Custom("leftovers", lambda ctx: _leftovers(ctx.s)),
+    core.RNG,
+)
+
+
+def _check_decision(ctx: core.ReadCall):
+    if int(ctx.s["phase"]) == R.PHASE_DECISION:
+        _check_pending(ctx.states)
+
+
+# What from_dict does, in turn: table keys read by their entry, and the game's steps.
+READ = (
+    "rng",
+    lambda ctx: ctx.s.__setitem__("num_players", R.N_PLAYERS),
+    "options",
+    "phase",
+    "current_player",
+    "turn_player",
+    "first_player",
+    "turn_count",
+    "step_count",
+    "terminated",
+    "truncated",
+    "winner",
+    "water",
+    "reshuffled",
+    "first_turn_done",
+    "in_events_phase",
+    "event_resolved",
+    "zeto_used",
+    "vera_used",
+    _check_vera_turn,
+    "next_uid",
+    _read_draft,
+    _read_players,
+    _read_piles,
+    _read_vm,
+    _read_leftovers,
+    _check_cards,
+    _check_progress,
+    lambda ctx: _check_stack(ctx.s),
+    _check_decision,
+)
+CODEC = core.Codec(GAME_NAME, SNAPSHOT_VERSION, R.STATE_DTYPE, TABLE, READ, (), _writable)
+TOP_KEYS = CODEC.keys
+to_dict, from_dict = CODEC.to_dict, CODEC.from_dict
 
 
 # ---- action names ------------------------------------------------------------------------------
 
 
 def _short_name(s, p: int, c: int, i: int, reveal_punks: bool = False) -> str:
-    if s["ent_kind"][p, c, i] == CAMP:
+    if s["ent_kind"][p, c, i] == R.CAMP:
         return CAMP_NAMES[int(s["camp"][p, c])]
     name = CARD_NAMES[int(s["ent_type"][p, c, i])]
     if s["ent_punk"][p, c, i]:
@@ -1431,7 +1321,7 @@ def _entity_text(s, p: int, c: int, i: int, reveal_punks: bool = False) -> str:
     if i >= n:
         return f"nothing (col {c + 1}, empty place {i + 1})"
     name = _short_name(s, p, c, i, reveal_punks)
-    if s["ent_kind"][p, c, i] == CAMP:
+    if s["ent_kind"][p, c, i] == R.CAMP:
         return f"{name} (col {c + 1})"  # one camp per column
     if i == n - 1:
         return f"{name} (col {c + 1}, front)"
@@ -1457,7 +1347,7 @@ _TARGET_WORDS = {
 
 def _step_text(prog: int, pc: int) -> str:
     """A program step in words, e.g. ``"damage an unprotected enemy card"``."""
-    op, arg = OPS[int(CODE[prog, pc, 0])], int(CODE[prog, pc, 1])
+    op, arg = OPS[int(R.CODE[prog, pc, 0])], int(R.CODE[prog, pc, 1])
     name = op.lower().replace("_", " ")
     if op in ("DAMAGE", "DESTROY", "RESTORE"):
         return f"{name} {_TARGET_WORDS.get(TARGETS[arg], TARGETS[arg].lower())}"
@@ -1467,7 +1357,7 @@ def _step_text(prog: int, pc: int) -> str:
 
 
 def _placing_text(s, op: int, d: int) -> str:
-    if op == I_PLAY:
+    if op == R.I_PLAY:
         return CARD_NAMES[int(s["fr_arg"][d])]
     if op == _OP["PARACHUTE"]:
         return CARD_NAMES[int(s["fr_aux"][d])]
@@ -1494,12 +1384,12 @@ def _choose_text(s, k: int, op: int, d: int) -> str:
         return ("destroy one of your own cards", "discard 2 cards")[k] if k < 2 else f"option {k}"
     if op == _OP["PUSH_BACK"]:
         return "push the opponent's events back"
-    prog = int(s["fr_prog"][d]) if d >= 0 else INTERNAL
-    if op in (_OP["CHOOSE"], _OP["AND_OR"]) and prog != INTERNAL:
+    prog = int(s["fr_prog"][d]) if d >= 0 else R.INTERNAL
+    if op in (_OP["CHOOSE"], _OP["AND_OR"]) and prog != R.INTERNAL:
         pc = int(s["fr_pc"][d])
-        if op == _OP["CHOOSE"] and pc + 1 + k < int(LENGTH[prog]):
+        if op == _OP["CHOOSE"] and pc + 1 + k < int(R.LENGTH[prog]):
             return f"option {k + 1}: {_step_text(prog, pc + 1 + k)}"
-        if op == _OP["AND_OR"] and pc + 2 < int(LENGTH[prog]):
+        if op == _OP["AND_OR"] and pc + 2 < int(R.LENGTH[prog]):
             first, second = _step_text(prog, pc + 1), _step_text(prog, pc + 2)
             return (f"only {first}", f"only {second}", f"{first}, then {second}", "option 4")[k]
     if op in (_OP["MIMIC"], _OP["ADRENALINE"], _OP["PARACHUTE"]):
@@ -1507,49 +1397,52 @@ def _choose_text(s, k: int, op: int, d: int) -> str:
     return f"choose option {k + 1}"
 
 
+_FIXED_ACTIONS = {
+    R.A_JUNK_SILO: "junk Water Silo (water)",
+    R.A_TAKE_SILO: "take Water Silo",
+    R.A_DRAW: "draw a card",
+}
+
+
 def action_to_string(states: np.ndarray, g: int, action) -> str:
     """Describe ``action`` in game ``g``'s position, e.g. ``"use Sniper (col 2, front) ability
     1"`` or ``"target opponent's Railgun (col 1)"``. Sides are seen from the decider."""
-    a = action_index(action, NUM_ACTIONS)
+    a = core.action_index(action, R.NUM_ACTIONS)
     s = states[g]
     me = int(s["current_player"])
-    if a < A_PLAY_PERSON:
-        camp = int(s["offer"][me, a - A_KEEP])
+    if a < R.A_PLAY_PERSON:
+        camp = int(s["offer"][me, a - R.A_KEEP])
         return f"keep camp {CAMP_NAMES[camp]}" if camp >= 0 else f"keep offer {a + 1} (none)"
-    if a < A_PLAY_EVENT:
-        return f"play {D.PERSON_NAMES[a - A_PLAY_PERSON]}"
-    if a < A_JUNK:
-        return f"play {D.EVENT_NAMES[a - A_PLAY_EVENT]}"
-    if a < A_JUNK_SILO:
-        t = a - A_JUNK
+    if a < R.A_PLAY_EVENT:
+        return f"play {D.PERSON_NAMES[a - R.A_PLAY_PERSON]}"
+    if a < R.A_JUNK:
+        return f"play {D.EVENT_NAMES[a - R.A_PLAY_EVENT]}"
+    if a < R.A_JUNK_SILO:
+        t = a - R.A_JUNK
         junk = D.JUNK_NAMES[int(D.DECK_TYPE_JUNK[t])].replace("_", " ")
         return f"junk {CARD_NAMES[t]} ({junk})"
-    if a == A_JUNK_SILO:
-        return "junk Water Silo (water)"
-    if a == A_TAKE_SILO:
-        return "take Water Silo"
-    if a == A_DRAW:
-        return "draw a card"
-    if a < A_END_TURN:
-        k = a - A_USE
+    if a in _FIXED_ACTIONS:
+        return _FIXED_ACTIONS[a]
+    if a < R.A_END_TURN:
+        k = a - R.A_USE
         c, i, slot = k // 9, (k // 3) % 3, k % 3
         text = f"use {_entity_text(s, me, c, i)} ability {slot + 1}"
-        if i < s["col_len"][me, c] and s["ent_kind"][me, c, i] == PERSON:
+        if i < s["col_len"][me, c] and s["ent_kind"][me, c, i] == R.PERSON:
             own = 0 if s["ent_punk"][me, c, i] else D.PERSON_N_ABILITIES[s["ent_type"][me, c, i]]
             if slot >= own:
                 text += " (Argo Yesky's)"  # RAD-K4: Argo lends his damage ability
         return text
-    if a == A_END_TURN:
+    if a == R.A_END_TURN:
         return "end turn"
     op, d = _top_op(s)
-    if a < A_PLACE:
-        k = a - A_TARGET
+    if a < R.A_PLACE:
+        k = a - R.A_TARGET
         side = k // 9
         p = me if side == 0 else 1 - me
         whose = "own" if side == 0 else "opponent's"
         return f"target {whose} {_entity_text(s, p, (k % 9) // 3, k % 3)}"
-    if a < A_CHOOSE:
-        c, i = (a - A_PLACE) // 3, (a - A_PLACE) % 3
+    if a < R.A_CHOOSE:
+        c, i = (a - R.A_PLACE) // 3, (a - R.A_PLACE) % 3
         what = _placing_text(s, op, d)
         if op == _OP["REARRANGE"] and _swaps_with(s, me, c, i):
             name = _short_name(s, me, c, i)
@@ -1559,7 +1452,7 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
         if behind < 0:
             return f"place {what} in col {c + 1} pos {i + 1} (not a legal spot)"
         # the column afterwards: the people keep their order, the camp its space
-        old = [k for k in range(n) if s["ent_kind"][me, c, k] != CAMP]
+        old = [k for k in range(n) if s["ent_kind"][me, c, k] != R.CAMP]
         camp = _camp_index(s, me, c)
         after = []
         for k in range(n + 1):
@@ -1574,21 +1467,21 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
                 # a person shoved past a moved Juggernaut (subtleties §15)
                 text += f", shoving {_short_name(s, me, c, e)} past {_short_name(s, me, c, camp)}"
         return text
-    if a < A_SELECT_HAND:
-        return _choose_text(s, a - A_CHOOSE, op, d)
-    if a < A_SELECT_COLUMN:
-        name = CARD_NAMES[a - A_SELECT_HAND]
+    if a < R.A_SELECT_HAND:
+        return _choose_text(s, a - R.A_CHOOSE, op, d)
+    if a < R.A_SELECT_COLUMN:
+        name = CARD_NAMES[a - R.A_SELECT_HAND]
         if op in (_OP["DISCARD_HAND"], _OP["WAREHOUSE"], _OP["MERCENARY"]):
             return f"discard {name}"
         if op == _OP["PARACHUTE"]:
             return f"parachute in {name}"
         return f"select {name} from hand"
-    if a < A_SELECT_EVENT:
-        k = a - A_SELECT_COLUMN
+    if a < R.A_SELECT_EVENT:
+        k = a - R.A_SELECT_COLUMN
         whose = "own" if k // 3 == 0 else "opponent's"
         return f"select {whose} col {k % 3 + 1}"
-    if a < A_SKIP:
-        k = a - A_SELECT_EVENT
+    if a < R.A_SKIP:
+        k = a - R.A_SELECT_EVENT
         side = k // 3
         p = me if side == 0 else 1 - me
         whose = "own" if side == 0 else "opponent's"
@@ -1603,7 +1496,7 @@ def action_to_string(states: np.ndarray, g: int, action) -> str:
 def _frame_text(s, d: int) -> str:
     prog = int(s["fr_prog"][d])
     owner = int(s["fr_owner"][d])
-    if prog == INTERNAL:
+    if prog == R.INTERNAL:
         frame = _frame_dict(s, d)
         head = f"{frame['internal']} {frame['arg']}"
     else:
@@ -1630,7 +1523,7 @@ def render(states: np.ndarray, g: int) -> str:
     first_game = bool((s["offer"][:, 3:] < 0).all())
     lines = [
         f"Radlands - turn {int(s['turn_count'])}, step {int(s['step_count'])}, "
-        f"phase {PHASE_NAMES[phase]}" + (", events phase" if s["in_events_phase"] else ""),
+        f"phase {R.PHASE_NAMES[phase]}" + (", events phase" if s["in_events_phase"] else ""),
         f"options: Raiders to slot {int(s['opt_raiders_slot'])}, "
         f"Vera Vosh {VERA_READINGS.get(int(s['opt_vera']), '?')}, "
         f"Zeto Khan {ZETO_READINGS.get(int(s['opt_zeto']), '?')}"
@@ -1640,7 +1533,7 @@ def render(states: np.ndarray, g: int) -> str:
         winner = int(s["winner"])
         lines.append("Game over: " + (f"player {winner} wins" if winner >= 0 else "a draw"))
     elif s["truncated"]:
-        lines.append(f"Game cut off at the step cap of {STEP_CAP} (truncated)")
+        lines.append(f"Game cut off at the step cap of {R.STEP_CAP} (truncated)")
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
     top = [CARD_NAMES[int(t)] for t in s["deck"][:deck_n][::-1][:3]]
     lines.append(
@@ -1649,18 +1542,18 @@ def render(states: np.ndarray, g: int) -> str:
         + f"; discard {discard_n}"
         + (f" (top: {CARD_NAMES[int(s['discard'][discard_n - 1])]})" if discard_n else "")
     )
-    if phase == PHASE_DRAFT:
-        for p in range(N_PLAYERS):
+    if phase == R.PHASE_DRAFT:
+        for p in range(R.N_PLAYERS):
             offer = [CAMP_NAMES[int(x)] for x in s["offer"][p] if x >= 0]
             kept = [CAMP_NAMES[int(x)] for x in s["camp"][p, : int(s["kept_n"][p])]]
             lines.append(f"player {p} offered: {', '.join(offer)}; kept: {', '.join(kept) or '-'}")
-    for p in range(N_PLAYERS):
+    for p in range(R.N_PLAYERS):
         marks = []
         if p == int(s["first_player"]):
             marks.append("first")
-        if phase != PHASE_DRAFT and p == turn:
+        if phase != R.PHASE_DRAFT and p == turn:
             marks.append(f"turn, water {int(s['water'])}")
-        if phase != PHASE_OVER and p == current:
+        if phase != R.PHASE_OVER and p == current:
             marks.append("to act")
         lines.append(
             f"{'>' if p == current else ' '} player {p} ({'; '.join(marks)})"
@@ -1669,7 +1562,7 @@ def render(states: np.ndarray, g: int) -> str:
         )
         hand = [
             f"{CARD_NAMES[t]}" + (f" x{int(s['hand'][p, t])}" if s["hand"][p, t] > 1 else "")
-            for t in range(N_DT)
+            for t in range(R.N_DT)
             if s["hand"][p, t]
         ]
         size = int(s["hand"][p].sum())
@@ -1677,12 +1570,12 @@ def render(states: np.ndarray, g: int) -> str:
         lines.append(f"    hand ({size}{silo}): {', '.join(hand) or '-'}")
         queue = [_queue_name(int(q)) or "-" for q in s["queue"][p]]
         lines.append(f"    queue: 1: {queue[0]} | 2: {queue[1]} | 3: {queue[2]}")
-        if phase == PHASE_DRAFT:
+        if phase == R.PHASE_DRAFT:
             continue
-        for c in range(COLS):
+        for c in range(R.COLS):
             cells = []
             for i in range(int(s["col_len"][p, c])):
-                if s["ent_kind"][p, c, i] == CAMP:
+                if s["ent_kind"][p, c, i] == R.CAMP:
                     state = CAMP_STATES[int(s["camp_state"][p, c])]
                     used = ", used" if s["camp_used"][p, c] else ""
                     cells.append(f"[{CAMP_NAMES[int(s['camp'][p, c])]}: {state}{used}]")
@@ -1714,14 +1607,14 @@ def render(states: np.ndarray, g: int) -> str:
         name = CARD_NAMES[int(s["lift_type"])]
         lifted = f"punk [{name}]" if s["lift_punk"] else name
         lines.append(f"Lifted by High Ground: {lifted} #{int(s['lift_uid'])}")
-    if phase == PHASE_DECISION:
+    if phase == R.PHASE_DECISION:
         lines.append(f"Pending: player {current} decides:")
         lines += [
             f"  - {action_to_string(states, g, int(a))}" for a in np.flatnonzero(s["pend_mask"])
         ]
-    elif phase == PHASE_ACTIONS:
+    elif phase == R.PHASE_ACTIONS:
         lines.append(f"Pending: player {current} picks a main action")
-    elif phase == PHASE_DRAFT:
+    elif phase == R.PHASE_DRAFT:
         lines.append(f"Pending: player {current} keeps a camp")
     else:
         lines.append("Pending: -")
