@@ -83,7 +83,9 @@ def _require(condition, message) -> None:
 class Profile:
     """How much each check does. ``games``: AEC games played by the masks, illegal-action,
     snapshot and determinism checks; ``probes``: positions per game where actions are refused
-    and snapshots taken; ``batch_steps``: steps of each batch-equivalence run; ``end_slots``:
+    and snapshots taken; ``shadow_steps``: steps a restored game is followed; ``batch_slots``,
+    ``batch_steps``: the small batches of the batch checks; ``big_batch_steps``: steps of the
+    batches big enough to run on several threads (the costliest part); ``end_slots``:
     batch slots that must each finish a game; ``rollout_games``: in-kernel random games."""
 
     games: int
@@ -91,6 +93,7 @@ class Profile:
     shadow_steps: int
     batch_slots: int
     batch_steps: int
+    big_batch_steps: int
     end_slots: int
     rollout_games: int
     api_cycles: int
@@ -104,6 +107,7 @@ FULL = Profile(
     shadow_steps=60,
     batch_slots=7,
     batch_steps=600,
+    big_batch_steps=200,
     end_slots=32,
     rollout_games=2000,
     api_cycles=800,
@@ -116,6 +120,7 @@ QUICK = Profile(
     shadow_steps=12,
     batch_slots=3,
     batch_steps=80,
+    big_batch_steps=40,
     end_slots=4,
     rollout_games=100,
     api_cycles=120,
@@ -281,11 +286,10 @@ def _walk(case: _Case, env, game_index: int, on_decision=None, on_end=None) -> l
 def _check_masks(case: _Case) -> None:
     """Every observation's mask is the legal mask of the agent to act (zeros for the others),
     matches ``action_masks()``, is non-empty while the game runs, and the batch kernels give the
-    same masks and observations for the same records."""
+    same masks for the same records."""
     spec, env = case.spec, case.env()
     raw = env.unwrapped
     reference = np.zeros(case.num_actions, np.int8)
-    records, masks, observations = [], [], []
 
     def on_decision(t, agent, obs):
         mask = obs["action_mask"]
@@ -315,28 +319,32 @@ def _check_masks(case: _Case) -> None:
                         not env.observe(other)["action_mask"].any(),
                         f"step {t}: {other} is not to act but has legal actions",
                     )
-            records.append(record)
-            masks.append(mask.copy())
-            observations.append(obs["observation"].copy())
         return None
 
     for game_index in range(case.profile.games):
         probes = _probe_steps(case.profile, game_index)
         _walk(case, env, game_index, on_decision)
-    # The batch kernels, on the very records the env had: same masks, same observations.
-    batch = case.batch(len(records))
+    _check_batch_masks(case)
+
+
+def _check_batch_masks(case: _Case) -> None:
+    """The batch's masks (``legal_masks_batch``, after resets, steps and auto-resets) are
+    ``legal_mask_into``'s for the same records."""
+    batch = case.batch(case.profile.batch_slots)
     batch.reset()
-    batch.set_states(np.concatenate(records))
-    for i, (mask, obs) in enumerate(zip(masks, observations, strict=True)):
-        _require(
-            np.array_equal(batch.legal_mask[i], mask),
-            f"position {i}: the batch's legal mask differs from the env's "
-            f"(actions {np.flatnonzero(batch.legal_mask[i] != mask).tolist()[:8]})",
-        )
-        _require(
-            np.array_equal(batch.observation[i], obs),
-            f"position {i}: the batch's observation differs from the env's",
-        )
+    reference = np.zeros(case.num_actions, np.int8)
+    for step in range(case.profile.batch_steps):
+        for i in range(batch.batch_size):
+            case.spec.legal_mask_into(batch.states[i : i + 1].copy(), 0, reference)
+            _require(
+                np.array_equal(batch.legal_mask[i], reference),
+                lambda i=i, step=step: (
+                    f"batch step {step}, row {i}: the batch's mask differs "
+                    "from legal_mask_into's (actions "
+                    f"{np.flatnonzero(batch.legal_mask[i] != reference).tolist()[:8]})"
+                ),
+            )
+        batch.step(_hash_actions(batch.legal_mask, case.seed, step))
 
 
 # ---- illegal and out-of-range actions -------------------------------------------------------
@@ -587,16 +595,17 @@ def _check_batch_equivalence(case: _Case) -> None:
     big = max(PARALLEL_MIN_BATCH, 2 * k)
     with _threads(case.threads[0]):
         reference = _batch_trace(case, k, steps, k)
-    runs = [(1, case.threads[0])] + [(big, t) for t in case.threads]
-    for size, threads in runs:
+    runs = [(1, case.threads[0], steps)]
+    runs += [(big, t, min(steps, case.profile.big_batch_steps)) for t in case.threads]
+    for size, threads, length in runs:
         with _threads(threads):
-            trace = _batch_trace(case, size, steps, min(size, k))
+            trace = _batch_trace(case, size, length, min(size, k))
         watched = min(size, k)
         _require(
-            [row[:watched] for row in trace] == [row[:watched] for row in reference],
+            [row[:watched] for row in trace] == [row[:watched] for row in reference[:length]],
             lambda trace=trace, size=size, threads=threads, watched=watched: (
-                f"batch size {size} on {threads} threads differs from batch size {k} on "
-                f"{case.threads[0]}: {_first_difference_step(trace, reference, watched)}"
+                f"batch size {size} (Numba threads: {threads}) differs from batch size {k} "
+                f"(threads: {case.threads[0]}): {_first_difference_step(trace, reference, watched)}"
             ),
         )
     _check_aec_matches_slot_zero(case, steps)
@@ -624,9 +633,14 @@ def _check_aec_matches_slot_zero(case: _Case, steps: int) -> None:
     raw = env.unwrapped
     for step in range(steps):
         actions = _hash_actions(batch.legal_mask, case.seed, step)
+        obs = env.last()[0]
         _require(
-            np.array_equal(batch.legal_mask[0], env.last()[0]["action_mask"]),
+            np.array_equal(batch.legal_mask[0], obs["action_mask"]),
             f"step {step}: the env's mask differs from slot 0 of the batch",
+        )
+        _require(
+            np.array_equal(batch.observation[0], obs["observation"]),
+            f"step {step}: the env's observation differs from slot 0 of the batch",
         )
         batch.step(actions)
         env.step(int(actions[0]))
