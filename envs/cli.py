@@ -375,6 +375,23 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from meeple_gym.testing import ConformanceError, check_game
+
+    try:
+        report = check_game(
+            args.game, args.players, seed=args.seed, quick=args.quick, checks=args.check
+        )
+    except ConformanceError as exc:
+        print(f"meeple check: FAILED: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        _print_json(report.as_dict())
+    else:
+        print(report)
+    return 0
+
+
 def _add_match_arguments(
     parser, game_help: str, default_agents: list[str], agents_help: str
 ) -> None:
@@ -513,6 +530,21 @@ def build_parser() -> argparse.ArgumentParser:
     wu.add_argument("--workers", type=_positive_int, help="compile processes (default: CPUs)")
     wu.add_argument("--json", action="store_true", help="print JSON instead of a table")
     wu.set_defaults(func=cmd_warmup)
+
+    from meeple_gym.testing import CHECKS
+
+    ck = sub.add_parser("check", help="run the conformance suite on a game (docs/testing.md)")
+    ck.add_argument("game", help=game_help)
+    ck.add_argument(
+        "--players", type=int, nargs="+", help="player counts (default: every one the game has)"
+    )
+    ck.add_argument("--seed", type=_seed, default=0, help="seed of every game the checks play")
+    ck.add_argument("--quick", action="store_true", help="the small profile the tests use")
+    ck.add_argument(
+        "--check", action="append", choices=CHECKS, help="run only this check (repeatable)"
+    )
+    ck.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ck.set_defaults(func=cmd_check)
     return parser
 
 

@@ -141,6 +141,17 @@ class ConformanceReport:
     skipped: list[tuple[str, int, str]] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
 
+    def as_dict(self) -> dict:
+        """The report as JSON-safe values."""
+        return {
+            "game": self.game,
+            "player_counts": list(self.player_counts),
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "runs": [{"check": c, "num_players": n, "seconds": t} for c, n, t in self.runs],
+            "skipped": [{"check": c, "num_players": n, "reason": r} for c, n, r in self.skipped],
+        }
+
     def __str__(self) -> str:
         counts = ", ".join(map(str, self.player_counts))
         lines = [
@@ -177,7 +188,8 @@ class _Case:
         return mg.make_batch(self.name, size, self.num_players, seed=seed, copy=False)
 
     def game_seed(self, index: int) -> int:
-        return self.seed * 1_000 + index
+        """The AEC seed of game ``index`` (kept apart from the batch seed's slot-0 games)."""
+        return (self.seed + 7_919 * (index + 1)) % 2**64
 
 
 # ---- helpers shared by the checks -----------------------------------------------------------
@@ -446,7 +458,7 @@ def _check_snapshots(case: _Case) -> None:
     """Mid-game ``to_dict``/``from_dict`` (through JSON) and ``clone`` reproduce the record's
     bytes and continue identically; ``get_states``/``set_states`` do the same for a batch."""
     env, twin = case.env(), case.env()
-    twin.reset(seed=case.seed + 1)  # a different game, overwritten by from_dict
+    twin.reset(seed=(case.seed + 1) % 2**64)  # a different game, overwritten by from_dict
     raw = env.unwrapped
     shadows: list = []  # (name, raw env, steps left) following the main game
 

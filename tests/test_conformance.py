@@ -4,6 +4,7 @@ that is meant to catch them."""
 
 import dataclasses
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -145,3 +146,21 @@ def test_bad_arguments_are_refused_before_anything_runs():
         check_game(BASE, 7)
     with pytest.raises(mg.UnknownGameError):
         check_game("chess")
+
+
+# ---- meeple check ---------------------------------------------------------------------------
+
+
+def test_the_cli_runs_the_checks_and_reports_a_failure(monkeypatch, capsys):
+    from meeple_gym.cli import main
+
+    argv = ["check", BASE, "--players", "3", "--quick", "--check", "masks", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(run["check"], run["num_players"]) for run in out["runs"]] == [("masks", 3)]
+    base = mg.get_spec(BASE)
+    broken = dataclasses.replace(base, name="broken", **_drop_a_field(base))
+    _register(monkeypatch, "broken", broken)
+    assert main(["check", "broken", "--players", "2", "--quick", "--check", "snapshots"]) == 1
+    assert "check 'snapshots' failed for game 'broken'" in capsys.readouterr().err
+    assert main(["check", BASE, "--players", "9"]) == 2
