@@ -224,10 +224,10 @@ def _random_action(rng: np.random.Generator, mask: np.ndarray) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
-def _hash_actions(mask: np.ndarray, seed: int, step: int, first_row: int = 0) -> np.ndarray:
-    """A legal action per row drawn from a hash of (seed, row, step) alone, so that a slot's
-    actions never depend on the batch size, the thread count or the other slots."""
-    rows = np.arange(first_row, first_row + mask.shape[0], dtype=np.uint64)
+def _hash_actions(mask: np.ndarray, seed: int, step: int) -> np.ndarray:
+    """A legal action per row drawn from a SplitMix64-style hash of (seed, row, step) alone, so
+    that a slot's actions never depend on the batch size, the thread count or the other slots."""
+    rows = np.arange(mask.shape[0], dtype=np.uint64)
     words = rows * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64((seed * 1_000_003 + step) % 2**64)
     for shift, mul in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
         words = (words ^ (words >> np.uint64(shift))) * np.uint64(mul)
