@@ -6,6 +6,7 @@ import dataclasses
 import itertools
 import json
 
+import numba
 import numpy as np
 import pytest
 
@@ -126,7 +127,13 @@ def test_a_broken_game_fails_the_check_that_covers_it(monkeypatch, name, breaker
 def test_the_unbroken_copy_passes_so_the_breakage_is_what_fails(monkeypatch):
     base = mg.get_spec(BASE)
     _register(monkeypatch, "copy", dataclasses.replace(base, name="copy"))
-    report = check_game("copy", 2, quick=True, seed=5, checks=CHECKS[:6])
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        report = check_game("copy", 2, quick=True, seed=5, checks=CHECKS[:6], threads=2)
+        assert numba.get_num_threads() == 1  # the thread comparison put the count back
+    finally:
+        numba.set_num_threads(previous)
     assert [check for check, _, _ in report.runs] == list(CHECKS[:6])
 
 
