@@ -66,8 +66,13 @@ class ConformanceError(AssertionError):
         self.detail = detail
         super().__init__(
             f"check {check!r} failed for game {game!r} with {num_players} players, seed {seed}: "
-            f"{detail}"
+            f"{detail} (rerun it alone: check_game({game!r}, {num_players}, seed={seed}, "
+            f"checks=[{check!r}]))"
         )
+
+    def __reduce__(self):
+        # Rebuilt from its fields, so that it crosses process boundaries (pickle) intact.
+        return (type(self), (self.check, self.game, self.num_players, self.seed, self.detail))
 
 
 class _Failure(Exception):

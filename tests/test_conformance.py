@@ -5,6 +5,7 @@ that is meant to catch them."""
 import dataclasses
 import itertools
 import json
+import pickle
 
 import numba
 import numpy as np
@@ -122,6 +123,8 @@ def test_a_broken_game_fails_the_check_that_covers_it(monkeypatch, name, breaker
     assert isinstance(error, AssertionError)
     assert (error.check, error.game, error.num_players, error.seed) == (check, fake, 2, 5)
     assert f"check {check!r}" in str(error) and fake in str(error) and "seed 5" in str(error)
+    again = pickle.loads(pickle.dumps(error))  # e.g. from a worker process
+    assert (again.check, again.detail, str(again)) == (check, error.detail, str(error))
 
 
 def test_the_unbroken_copy_passes_so_the_breakage_is_what_fails(monkeypatch):
