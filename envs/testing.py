@@ -685,7 +685,7 @@ def _check_games_end(case: _Case) -> None:
     batch = case.batch(slots)
     batch.reset()
     finished = np.zeros(slots, bool)
-    cap = getattr(case.spec, "step_cap", None)
+    cap = getattr(case.spec, "step_cap", None) or None  # 0 or missing: not declared
     for step in range(case.max_steps + 1):
         if finished.all():
             break
@@ -760,16 +760,20 @@ def _check_pettingzoo_parallel(case: _Case) -> None:
 
 def gymnasium_id(spec) -> str | None:
     """The Gymnasium id registered for ``spec``'s game: the spec's ``gym_id`` if it declares
-    one, else a registered id whose ``game`` keyword names it; None if there is none."""
-    declared = getattr(spec, "gym_id", None)
-    if declared:
-        return declared
+    one, else any registered id whose ``game`` keyword names the game; None if there is none.
+    An id counts only if Gymnasium has it for this very game (a copy of a spec under another
+    name keeps the original's declared id)."""
     import gymnasium
 
-    for env_id, env_spec in gymnasium.registry.items():
-        if (env_spec.kwargs or {}).get("game") == spec.name:
-            return env_id
-    return None
+    def for_this_game(env_id) -> bool:
+        env_spec = gymnasium.registry.get(env_id) if isinstance(env_id, str) else None
+        return env_spec is not None and (env_spec.kwargs or {}).get("game") == spec.name
+
+    declared = getattr(spec, "gym_id", None)
+    declared = declared() if callable(declared) else declared
+    if for_this_game(declared):
+        return declared
+    return next((env_id for env_id in gymnasium.registry if for_this_game(env_id)), None)
 
 
 def _check_gymnasium(case: _Case) -> None:
