@@ -1,8 +1,9 @@
 """Counter-based RNG (SplitMix64) whose single 64-bit word lives inside each game's state.
 
 Numba's own ``np.random`` is per-thread and cannot be made reproducible under ``prange``,
-so every game carries its RNG word in its record. Game ``i`` of a batch seeded with ``seed``
-starts from ``derive_key(seed, i, episode)``: results never depend on batch size or threads.
+so every game carries its RNG word in its record. Episode ``e`` of game ``i`` of a batch seeded
+with ``seed`` starts from ``derive_key(seed, i, 2 * e + STREAM_GAME)`` (see ``game_key``); the odd
+streams are left to the policy and seat streams. Results never depend on batch size or threads.
 
 The pure-Python twins (``py_*``) are used by the slow reference implementations and by the
 snapshot code; tests check that both produce the same stream.

@@ -1,1 +1,2 @@
-"""Endeavor: Age of Sail, rules-sheet edition (work in progress; not registered yet)"""
+"""Endeavor: Age of Sail, rules-sheet edition (2–4 players). Rules kernel in ``rules``; rules
+are cited by END- checklist IDs; see docs/endeavor.md."""

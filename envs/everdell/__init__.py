@@ -1,1 +1,2 @@
-"""Everdell (work in progress; not registered yet)"""
+"""Everdell (1–4 players). Rules kernel in ``rules``; rules are cited by EVD- checklist IDs;
+see docs/everdell.md."""
