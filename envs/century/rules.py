@@ -245,15 +245,6 @@ def legal_mask_into(states, g, mask):
 
 
 @kernel
-def is_legal(states, g, action, scratch):
-    """True when ``action`` is legal in game ``g`` (``scratch`` is an int8 work buffer)."""
-    if action < 0 or action >= NUM_ACTIONS:
-        return False
-    legal_mask_into(states, g, scratch)
-    return scratch[action] == 1
-
-
-@kernel
 def _draw_merchant(s):
     if s.merchant_deck_top < N_DECK:
         t = s.merchant_deck[s.merchant_deck_top]

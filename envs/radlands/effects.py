@@ -93,7 +93,6 @@ CONDITIONS = (
     "OPPONENT_HAS_EVENT",
     "OWN_PUNK",
     "PREVIOUS_HIT_CAMP",
-    "PREVIOUS_HAPPENED",
 )
 CONDITION = {name: i for i, name in enumerate(CONDITIONS)}
 

@@ -896,8 +896,6 @@ class ReferenceGame:
             return any(card.punk for card in self._people(owner))
         if name == "PREVIOUS_HIT_CAMP":
             return ctx["hit_camp"]
-        if name == "PREVIOUS_HAPPENED":
-            return ctx["happened"]
         raise ValueError(name)
 
     # ---- the program interpreter --------------------------------------------------------------

@@ -834,9 +834,7 @@ def _cond(s, owner, cond, flags):
                 if s.ent_punk[owner, c, i] == 1:
                     return True
         return False
-    if cond == COND_PREVIOUS_HIT_CAMP:
-        return (flags & 2) != 0
-    return (flags & 1) != 0  # PREVIOUS_HAPPENED
+    return (flags & 2) != 0  # COND_PREVIOUS_HIT_CAMP, the last condition
 
 
 @kernel
