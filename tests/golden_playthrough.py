@@ -25,6 +25,7 @@ CASES = [
     ("everdell", 3, 505),
     ("endeavor", 2, 606),
     ("endeavor", 4, 707),
+    ("radlands", 2, 808),
 ]
 
 
