@@ -29,110 +29,60 @@ from endeavor_helpers import (
     set_roles,
     set_ships,
 )
+from game_cases import DecisionLog, KernelGame, assert_rejects_bad_inputs
 
 from meeple_gym.baselines.endeavor_heuristic import EndeavorHeuristicAgent
 from meeple_gym.baselines.random_agent import RandomAgent
 from meeple_gym.core.rng import game_key
-from meeple_gym.encoders.endeavor import OBS_SIZE, encode_batch, encode_into
+from meeple_gym.encoders.endeavor import OBS_SIZE
 from meeple_gym.endeavor import rules as R
 
 HEURISTIC = EndeavorHeuristicAgent()
+GAME = KernelGame("endeavor", over=lambda s: s["phase"] == R.PH_OVER)
 
 
 def new_game(num_players, seed):
-    states = np.zeros(1, R.STATE_DTYPE)
-    R.init_game(states, 0, num_players, game_key(seed), 0)
-    return states
+    return GAME.new(num_players, game_key(seed), 0)
 
 
 def decide(states, agent=HEURISTIC):
     """The agent's action for the player to act, checked legal."""
-    s = states[0]
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    R.legal_mask_into(states, 0, mask)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    encode_into(states, 0, int(s["current_player"]), obs)
-    action = agent.act({"observation": obs, "action_mask": mask})
-    assert mask[action] == 1, (action, np.flatnonzero(mask))
-    return action
+    return GAME.decide(agent, states)
 
 
 def play_game(seed, agents, on_decision=None):
     """One game to the end; ``agents[player]`` is any agent with ``act``."""
-    states = new_game(len(agents), seed)
-    s = states[0]
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    while s["phase"] != R.PH_OVER:
-        player = int(s["current_player"])
-        R.legal_mask_into(states, 0, mask)
-        encode_into(states, 0, player, obs)
-        action = agents[player].act({"observation": obs, "action_mask": mask})
-        assert mask[action] == 1, (action, np.flatnonzero(mask))
-        if on_decision is not None:
-            on_decision(obs, mask)
-        R.apply_action(states, 0, action)
-    return s
+    return GAME.play(new_game(len(agents), seed), agents, on_decision)
 
 
 # ---- legality ------------------------------------------------------------------------------
 
 
 def test_agents_always_legal_and_batch_matches_single():
-    rows_obs, rows_mask = [], []
-
-    def record(obs, mask):
-        rows_obs.append(obs.copy())
-        rows_mask.append(mask.copy())
-
+    log = DecisionLog()
     # Mixed seats reach positions neither agent reaches alone; all-heuristic games too.
     for index in range(9):
         n = 2 + index % 3
         agents = [RandomAgent(index) for _ in range(n)]
         agents[index % n] = HEURISTIC
-        play_game(700 + index, agents, on_decision=record)
+        play_game(700 + index, agents, on_decision=log)
     for n in (2, 3, 4):
-        s = play_game(800 + n, [HEURISTIC] * n, on_decision=record)
+        s = play_game(800 + n, [HEURISTIC] * n, on_decision=log)
         assert s["terminated"] == 1  # no loop: the game ends by the rules (END-E1 / END-E4)
-    obs = np.stack(rows_obs)
-    masks = np.stack(rows_mask)
-    batch = HEURISTIC.act_batch(obs, masks)
-    assert batch.shape == (len(masks),)
-    assert np.all(masks[np.arange(len(masks)), batch] == 1)
-    pairs = zip(obs, masks, strict=True)
-    singles = [HEURISTIC.act({"observation": o, "action_mask": m}) for o, m in pairs]
-    np.testing.assert_array_equal(batch, singles)
+    log.assert_batch_matches_single(HEURISTIC)
 
 
 def test_heuristic_legal_on_random_positions():
-    # Uniform-random games with 2-4 players; the heuristic answers for the player to act at
-    # every step (through the batch encoder and batch agent).
-    rng = np.random.default_rng(5)
-    checked = 0
-    for seed in range(24):
-        states = new_game(2 + seed % 3, 900 + seed)
-        mask = np.zeros((1, R.NUM_ACTIONS), np.int8)
-        obs = np.zeros((1, OBS_SIZE), np.float32)
-        while states[0]["phase"] != R.PH_OVER:
-            R.legal_mask_into(states, 0, mask[0])
-            encode_batch(states, states["current_player"].astype(np.int64), obs)
-            assert mask[0, HEURISTIC.act_batch(obs, mask)[0]] == 1
-            R.apply_action(states, 0, rng.choice(np.flatnonzero(mask[0])))
-            checked += 1
-    assert checked > 2000
+    # Uniform-random games with 2-4 players.
+    games = [new_game(2 + seed % 3, 900 + seed) for seed in range(24)]
+    assert GAME.heuristic_legal_on_random_games(HEURISTIC, games) > 2000
 
 
 def test_agent_rejects_bad_inputs():
-    empty = np.zeros(R.NUM_ACTIONS, np.int8)
+    assert_rejects_bad_inputs(HEURISTIC, OBS_SIZE, R.NUM_ACTIONS)
     obs = np.zeros(OBS_SIZE, np.float32)
     with pytest.raises(ValueError):
-        HEURISTIC.act({"observation": obs, "action_mask": empty})
-    with pytest.raises(ValueError):
-        HEURISTIC.act({"observation": obs[:10], "action_mask": empty})
-    with pytest.raises(ValueError):
-        HEURISTIC.act_batch(obs[None, :], np.zeros((2, R.NUM_ACTIONS), np.int8))
-    with pytest.raises(ValueError):
-        HEURISTIC.act_batch(obs[None, :], empty[None, :])
+        HEURISTIC.act_batch(obs[None, :], np.zeros((1, R.NUM_ACTIONS), np.int8))
 
 
 # ---- sensible play on hand-built positions -------------------------------------------------
@@ -313,28 +263,3 @@ def test_returns_the_empire_cards_hardest_to_use():
         returned.append(action - R.A_EMPIRE)
         R.apply_action(states, 0, action)
     assert sorted(returned) == sorted(EMPIRE[k] for k in keys[2:])
-
-
-# ---- strength ------------------------------------------------------------------------------
-
-
-def heuristic_win_rate(games, seed):
-    """Share of 2-player games the heuristic wins against the random agent, seats swapped."""
-    wins = 0
-    for index in range(games):
-        seat = index % 2
-        agents = [RandomAgent(seed * 100_003 + index)] * 2
-        agents[seat] = HEURISTIC
-        s = play_game(seed * 1_000_003 + index, agents)
-        wins += int(s["terminated"] == 1 and s["winner"] == seat)
-    return wins / games
-
-
-def test_heuristic_beats_random():
-    # Target 90%; 200 games leave room for sampling noise (sd ~2% at p = 0.9).
-    assert heuristic_win_rate(200, seed=2024) >= 0.85
-
-
-@pytest.mark.slow
-def test_heuristic_beats_random_1000_games():
-    assert heuristic_win_rate(1000, seed=31337) >= 0.90

@@ -8,11 +8,12 @@ legal actions for the edited position.
 
 import numpy as np
 import pytest
+from game_cases import DecisionLog, KernelGame, assert_rejects_bad_inputs
 
 from meeple_gym.baselines.everdell_heuristic import EverdellHeuristicAgent
 from meeple_gym.baselines.random_agent import RandomAgent
 from meeple_gym.core.rng import game_key
-from meeple_gym.encoders.everdell import OBS_SIZE, P_FREE, encode_batch, encode_into
+from meeple_gym.encoders.everdell import OBS_SIZE, P_FREE
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell.rules import (
     A_PASS,
@@ -31,11 +32,9 @@ from meeple_gym.everdell.rules import (
     PK_GAIN,
     PK_PAY,
     PK_TURN,
-    STATE_DTYPE,
     W_FREE,
     _turn_mask,
     apply_action,
-    init_game,
     legal_mask_into,
 )
 
@@ -44,108 +43,51 @@ CARD = D.CARD_ID
 LOC = D.LOCATION_ID
 
 
+GAME = KernelGame("everdell")
+
+
 def new_game(num_players, seed, options=0):
-    states = np.zeros(1, STATE_DTYPE)
-    init_game(states, 0, num_players, game_key(seed), options)
-    return states
-
-
-def over(s):
-    return s["terminated"] == 1 or s["truncated"] == 1
-
-
-def observe(states, player):
-    obs = np.zeros(OBS_SIZE, np.float32)
-    encode_into(states, 0, player, obs)
-    return obs
+    return GAME.new(num_players, game_key(seed), options)
 
 
 def decide(states):
     """The heuristic's action for the player to act, checked legal."""
-    s = states[0]
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    legal_mask_into(states, 0, mask)
-    obs = observe(states, s["current_player"])
-    action = HEURISTIC.act({"observation": obs, "action_mask": mask})
-    assert mask[action] == 1, (action, np.flatnonzero(mask))
-    return action
+    return GAME.decide(HEURISTIC, states)
 
 
 def play_game(seed, agents, num_players=2, options=0, on_decision=None):
     """One game to the end; ``agents[player]`` is any agent with ``act``."""
-    states = new_game(num_players, seed, options)
-    s = states[0]
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    while not over(s):
-        player = s["current_player"]
-        legal_mask_into(states, 0, mask)
-        encode_into(states, 0, player, obs)
-        action = agents[player].act({"observation": obs, "action_mask": mask})
-        assert mask[action] == 1, (action, np.flatnonzero(mask))
-        if on_decision is not None:
-            on_decision(s, player, obs, mask, action)
-        apply_action(states, 0, action)
-    return s
+    return GAME.play(new_game(num_players, seed, options), agents, on_decision)
 
 
 # ---- legality --------------------------------------------------------------------------------
 
 
 def test_agents_always_legal_and_batch_matches_single():
-    rows_obs, rows_mask = [], []
-
-    def record(s, player, obs, mask, action):
-        rows_obs.append(obs.copy())
-        rows_mask.append(mask.copy())
-
+    log = DecisionLog()
     # Mixed seats reach positions neither agent reaches alone; all-heuristic games too.
     for index in range(4):
         agents = [HEURISTIC, RandomAgent(index)][:: 1 if index % 2 else -1]
-        play_game(700 + index, agents, on_decision=record)
+        play_game(700 + index, agents, on_decision=log)
     for num_players in (1, 2, 3, 4):
-        s = play_game(800 + num_players, [HEURISTIC] * 4, num_players, 1, on_decision=record)
+        s = play_game(800 + num_players, [HEURISTIC] * 4, num_players, 1, on_decision=log)
         assert s["terminated"] == 1  # ends by the rules (EVD-E1), not by the step cap
-    obs = np.stack(rows_obs)
-    masks = np.stack(rows_mask)
-    batch = HEURISTIC.act_batch(obs, masks)
-    assert batch.shape == (len(masks),)
-    assert np.all(masks[np.arange(len(masks)), batch] == 1)
-    pairs = zip(obs, masks, strict=True)
-    singles = [HEURISTIC.act({"observation": o, "action_mask": m}) for o, m in pairs]
-    np.testing.assert_array_equal(batch, singles)
+    log.assert_batch_matches_single(HEURISTIC)
 
 
 def test_heuristic_legal_on_random_positions():
     # Uniform-random games (through the seasons: passing waits for autumn, EVD-E1) for 1-4
-    # players; the heuristic answers for the player to act at every step, through the batch
-    # encoder and the batch agent.
-    rng = np.random.default_rng(5)
-    checked = 0
-    for seed in range(16):
-        states = new_game(1 + seed % 4, 900 + seed, options=1 + seed % 3)
-        mask = np.zeros((1, NUM_ACTIONS), np.int8)
-        obs = np.zeros((1, OBS_SIZE), np.float32)
-        while not over(states[0]):
-            legal_mask_into(states, 0, mask[0])
-            encode_batch(states, states["current_player"].astype(np.int64), obs)
-            assert mask[0, HEURISTIC.act_batch(obs, mask)[0]] == 1
-            apply_action(states, 0, rng.choice(np.flatnonzero(mask[0])))
-            checked += 1
-    assert checked > 1500
+    # players.
+    games = [new_game(1 + seed % 4, 900 + seed, options=1 + seed % 3) for seed in range(16)]
+    assert GAME.heuristic_legal_on_random_games(HEURISTIC, games) > 1500
 
 
 def test_agent_rejects_bad_inputs():
+    assert_rejects_bad_inputs(HEURISTIC, OBS_SIZE, NUM_ACTIONS)
     empty = np.zeros(NUM_ACTIONS, np.int8)
     obs = np.zeros(OBS_SIZE, np.float32)
     with pytest.raises(ValueError):
-        HEURISTIC.act({"observation": obs, "action_mask": empty})
-    with pytest.raises(ValueError):
-        HEURISTIC.act({"observation": obs[:10], "action_mask": empty})
-    with pytest.raises(ValueError):
         HEURISTIC.act({"observation": obs, "action_mask": empty[:-1]})
-    with pytest.raises(ValueError):
-        HEURISTIC.act_batch(obs[None, :], np.zeros((2, NUM_ACTIONS), np.int8))
     with pytest.raises(ValueError):
         HEURISTIC.act_batch(obs, empty)  # 1-D inputs: batch dimension missing
     with pytest.raises(ValueError):
@@ -259,8 +201,9 @@ def test_passes_only_with_nothing_left():
     # cannot change (autumn is the last, EVD-F5).
     passes = 0
 
-    def check(s, player, obs, mask, action):
+    def check(states, player, obs, mask, action):
         nonlocal passes
+        s = states[0]
         if s["pend_kind"] == PK_TURN and action == A_PASS:
             assert obs[P_FREE] == 0 and mask[A_PREPARE] == 0
             assert s["season"][player] == AUTUMN
@@ -269,36 +212,6 @@ def test_passes_only_with_nothing_left():
     for num_players in (1, 2, 3):
         play_game(40 + num_players, [HEURISTIC] * 4, num_players, 1, on_decision=check)
     assert passes == 1 + 2 + 3
-
-
-# ---- strength --------------------------------------------------------------------------------
-
-
-def heuristic_results(games, seed):
-    """Win share and mean scores of the heuristic against the random agent, seats swapped."""
-    wins = 0
-    own, other = [], []
-    for index in range(games):
-        seat = index % 2
-        agents = [RandomAgent(seed * 100_003 + index)] * 2
-        agents[seat] = HEURISTIC
-        s = play_game(seed * 1_000_003 + index, agents)
-        wins += int(s["terminated"] == 1 and s["winner"] == seat)
-        own.append(s["score"][seat])
-        other.append(s["score"][1 - seat])
-    return wins / games, np.mean(own), np.mean(other)
-
-
-def test_heuristic_beats_random():
-    # Target 90%; 200 games leave room for sampling noise (sd ~2% at p = 0.9).
-    rate, _, _ = heuristic_results(200, seed=2024)
-    assert rate >= 0.85
-
-
-@pytest.mark.slow
-def test_heuristic_beats_random_1000_games():
-    rate, _, _ = heuristic_results(1000, seed=31337)
-    assert rate >= 0.90
 
 
 def test_solo_beats_a_random_player_against_rugwort():

@@ -6,12 +6,12 @@ first-game camps (RAD-S3 option) and edit record fields, keeping the entity list
 """
 
 import numpy as np
-import pytest
+from game_cases import DecisionLog, KernelGame, assert_rejects_bad_inputs
 
 from meeple_gym.baselines.radlands_heuristic import RadlandsHeuristicAgent
 from meeple_gym.baselines.random_agent import RandomAgent
 from meeple_gym.core.rng import game_key
-from meeple_gym.encoders.radlands import OBS_SIZE, encode_batch, encode_into
+from meeple_gym.encoders.radlands import OBS_SIZE
 from meeple_gym.radlands.data import CAMP_ID, DECK_TYPE_ID
 from meeple_gym.radlands.rules import (
     A_DRAW,
@@ -28,105 +28,50 @@ from meeple_gym.radlands.rules import (
     PHASE_DECISION,
     PHASE_OVER,
     RAIDERS,
-    STATE_DTYPE,
     apply_action,
-    init_game,
-    legal_mask_into,
 )
 
 HEURISTIC = RadlandsHeuristicAgent()
+GAME = KernelGame("radlands", over=lambda s: s["phase"] == PHASE_OVER)
 
 
 def new_game(seed, options=0):
-    states = np.zeros(1, STATE_DTYPE)
-    init_game(states, 0, 2, game_key(seed), np.int64(options))
-    return states
+    return GAME.new(2, game_key(seed), np.int64(options))
 
 
 def decide(agent, states, player=None):
     """The agent's action for the player to act (or ``player``), checked legal."""
-    s = states[0]
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    legal_mask_into(states, 0, mask)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    encode_into(states, 0, s["current_player"] if player is None else player, obs)
-    action = agent.act({"observation": obs, "action_mask": mask})
-    assert mask[action] == 1, (action, np.flatnonzero(mask))
-    return action
+    return GAME.decide(agent, states, player)
 
 
 def play_game(seed, agents, options=0, on_decision=None):
     """One game to the end; ``agents[player]`` is any agent with ``act``."""
-    states = new_game(seed, options)
-    s = states[0]
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    while s["phase"] != PHASE_OVER:
-        player = s["current_player"]
-        legal_mask_into(states, 0, mask)
-        encode_into(states, 0, player, obs)
-        action = agents[player].act({"observation": obs, "action_mask": mask})
-        assert mask[action] == 1, (action, np.flatnonzero(mask))
-        if on_decision is not None:
-            on_decision(obs, mask)
-        apply_action(states, 0, action)
-    return s
+    return GAME.play(new_game(seed, options), agents, on_decision)
 
 
 # ---- legality ------------------------------------------------------------------------------
 
 
 def test_agents_always_legal_and_batch_matches_single():
-    rows_obs, rows_mask = [], []
-
-    def record(obs, mask):
-        rows_obs.append(obs.copy())
-        rows_mask.append(mask.copy())
-
+    log = DecisionLog()
     # Mixed seats reach positions neither agent reaches alone; all-heuristic games too.
     for index in range(8):
         agents = [HEURISTIC, RandomAgent(index)][:: 1 if index % 2 else -1]
-        play_game(700 + index, agents, options=index % 16, on_decision=record)
+        play_game(700 + index, agents, options=index % 16, on_decision=log)
     for index in range(4):
-        s = play_game(800 + index, [HEURISTIC, HEURISTIC], options=index * 5, on_decision=record)
+        s = play_game(800 + index, [HEURISTIC, HEURISTIC], options=index * 5, on_decision=log)
         assert s["terminated"] == 1  # no loop: the game ends by the rules (RAD-E1 / RAD-E2)
-    obs = np.stack(rows_obs)
-    masks = np.stack(rows_mask)
-    batch = HEURISTIC.act_batch(obs, masks)
-    assert batch.shape == (len(masks),)
-    assert np.all(masks[np.arange(len(masks)), batch] == 1)
-    pairs = zip(obs, masks, strict=True)
-    singles = [HEURISTIC.act({"observation": o, "action_mask": m}) for o, m in pairs]
-    np.testing.assert_array_equal(batch, singles)
+    log.assert_batch_matches_single(HEURISTIC)
 
 
 def test_heuristic_legal_on_random_positions():
-    # Uniform-random games under every option combination; the heuristic answers for the
-    # player to act at every step (through the batch encoder and batch agent).
-    rng = np.random.default_rng(5)
-    checked = 0
-    for seed in range(48):
-        states = new_game(900 + seed, options=seed % 16)
-        mask = np.zeros((1, NUM_ACTIONS), np.int8)
-        obs = np.zeros((1, OBS_SIZE), np.float32)
-        while states[0]["phase"] != PHASE_OVER:
-            legal_mask_into(states, 0, mask[0])
-            encode_batch(states, states["current_player"].astype(np.int64), obs)
-            assert mask[0, HEURISTIC.act_batch(obs, mask)[0]] == 1
-            apply_action(states, 0, rng.choice(np.flatnonzero(mask[0])))
-            checked += 1
-    assert checked > 5000
+    # Uniform-random games under every option combination.
+    games = [new_game(900 + seed, options=seed % 16) for seed in range(48)]
+    assert GAME.heuristic_legal_on_random_games(HEURISTIC, games) > 5000
 
 
 def test_agent_rejects_bad_inputs():
-    empty = np.zeros(NUM_ACTIONS, np.int8)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    with pytest.raises(ValueError):
-        HEURISTIC.act({"observation": obs, "action_mask": empty})
-    with pytest.raises(ValueError):
-        HEURISTIC.act({"observation": obs[:10], "action_mask": empty})
-    with pytest.raises(ValueError):
-        HEURISTIC.act_batch(obs[None, :], np.zeros((2, NUM_ACTIONS), np.int8))
+    assert_rejects_bad_inputs(HEURISTIC, OBS_SIZE, NUM_ACTIONS)
 
 
 # ---- sensible play on hand-built positions -------------------------------------------------
@@ -267,28 +212,3 @@ def test_scud_launcher_victim_gives_up_a_punk():
     deck_before = s["deck_n"]
     apply_action(states, 0, action)
     assert s["col_len"][q, 2] == 1 and s["deck_n"] == deck_before + 1  # RAD-K3
-
-
-# ---- strength ------------------------------------------------------------------------------
-
-
-def heuristic_win_rate(games, seed):
-    """Share of games the heuristic wins against the random agent, seats swapped each game."""
-    wins = 0
-    for index in range(games):
-        seat = index % 2
-        agents = [RandomAgent(seed * 100_003 + index)] * 2
-        agents[seat] = HEURISTIC
-        s = play_game(seed * 1_000_003 + index, agents)
-        wins += int(s["terminated"] == 1 and s["winner"] == seat)
-    return wins / games
-
-
-def test_heuristic_beats_random():
-    # Target 90%; 200 games leave room for sampling noise (sd ~2% at p = 0.9).
-    assert heuristic_win_rate(200, seed=2024) >= 0.85
-
-
-@pytest.mark.slow
-def test_heuristic_beats_random_1000_games():
-    assert heuristic_win_rate(1000, seed=31337) >= 0.90

@@ -1,0 +1,173 @@
+"""Kernel-level game drivers and agent checks shared by the per-game baseline tests.
+
+Games are driven with the rules kernels directly (init_game / legal_mask_into / apply_action)
+and the game's encoder, independent of the PettingZoo env. Each per-game test file keeps its
+own seeds, player counts and thresholds; only the loops and the assertions live here.
+"""
+
+from importlib import import_module
+
+import numpy as np
+import pytest
+
+from meeple_gym.baselines.random_agent import RandomAgent
+from meeple_gym.core.rng import game_key
+
+
+class KernelGame:
+    """One game's rules module and encoder; ``over(s)`` says when a record's game has ended."""
+
+    def __init__(self, name, over=None):
+        self.rules = import_module(f"meeple_gym.{name}.rules")
+        self.encoder = import_module(f"meeple_gym.encoders.{name}")
+        self.num_actions = self.rules.NUM_ACTIONS
+        self.obs_size = self.encoder.OBS_SIZE
+        self._over = over
+
+    def over(self, s):
+        if self._over is not None:
+            return self._over(s)
+        return s["terminated"] == 1 or s["truncated"] == 1
+
+    def new(self, num_players, key, options=0):
+        states = np.zeros(1, self.rules.STATE_DTYPE)
+        self.rules.init_game(states, 0, num_players, key, options)
+        return states
+
+    def random_positions(self, states, seed, every):
+        """Copies of the uniform-random game played on from ``states`` (moves drawn from
+        ``default_rng(seed)``) every ``every`` decisions, end included."""
+        rng = np.random.default_rng(seed)
+        mask = np.zeros(self.num_actions, np.int8)
+        step = 0
+        while not self.over(states[0]):
+            if step % every == 0:
+                yield states.copy()
+            self.rules.legal_mask_into(states, 0, mask)
+            self.rules.apply_action(states, 0, rng.choice(np.flatnonzero(mask)))
+            step += 1
+        yield states.copy()
+
+    def observe(self, states, player):
+        out = np.full(self.obs_size, -7.0, np.float32)  # junk: encode_into must overwrite all
+        self.encoder.encode_into(states, 0, player, out)
+        return out
+
+    def decide(self, agent, states, player=None):
+        """The agent's action for the player to act (or ``player``), checked legal."""
+        mask = np.zeros(self.num_actions, np.int8)
+        self.rules.legal_mask_into(states, 0, mask)
+        obs = np.zeros(self.obs_size, np.float32)
+        seat = int(states[0]["current_player"]) if player is None else player
+        self.encoder.encode_into(states, 0, seat, obs)
+        action = agent.act({"observation": obs, "action_mask": mask})
+        assert mask[action] == 1, (action, np.flatnonzero(mask))
+        return action
+
+    def play(self, states, agents, on_decision=None):
+        """Play game 0 of ``states`` to the end; ``agents[player]`` is any agent with ``act``.
+
+        ``on_decision(states, player, obs, mask, action)`` sees every decision."""
+        s = states[0]
+        mask = np.zeros(self.num_actions, np.int8)
+        obs = np.zeros(self.obs_size, np.float32)
+        while not self.over(s):
+            player = int(s["current_player"])
+            self.rules.legal_mask_into(states, 0, mask)
+            self.encoder.encode_into(states, 0, player, obs)
+            action = agents[player].act({"observation": obs, "action_mask": mask})
+            assert mask[action] == 1, (action, np.flatnonzero(mask))
+            if on_decision is not None:
+                on_decision(states, player, obs, mask, action)
+            self.rules.apply_action(states, 0, action)
+        return s
+
+    def heuristic_legal_on_random_games(self, agent, games, seed=5):
+        """Uniform-random games from ``games`` (a list of ``states``); the agent answers for the
+        player to act at every step, through the batch encoder and the batch agent. Returns the
+        number of positions checked."""
+        rng = np.random.default_rng(seed)
+        checked = 0
+        for states in games:
+            mask = np.zeros((1, self.num_actions), np.int8)
+            obs = np.zeros((1, self.obs_size), np.float32)
+            while not self.over(states[0]):
+                self.rules.legal_mask_into(states, 0, mask[0])
+                self.encoder.encode_batch(states, states["current_player"].astype(np.int64), obs)
+                assert mask[0, agent.act_batch(obs, mask)[0]] == 1
+                self.rules.apply_action(states, 0, rng.choice(np.flatnonzero(mask[0])))
+                checked += 1
+        return checked
+
+
+def assert_batch_encode_equals_single(encoder, states, players):
+    """``encode_batch`` over rows of ``states`` (for ``players[g]``) equals ``encode_into``."""
+    out = np.full((len(states), encoder.OBS_SIZE), -7.0, np.float32)  # junk to overwrite
+    encoder.encode_batch(states, players, out)
+    for g in range(len(states)):
+        single = np.zeros(encoder.OBS_SIZE, np.float32)
+        encoder.encode_into(states, g, players[g], single)
+        np.testing.assert_array_equal(out[g], single)
+
+
+def observation_bounds(encoder):
+    """The encoder's bounds, checked equal to OBS_LOW/OBS_HIGH, float32, one per feature."""
+    low, high = encoder.observation_space_bounds()
+    np.testing.assert_array_equal(low, encoder.OBS_LOW)
+    np.testing.assert_array_equal(high, encoder.OBS_HIGH)
+    assert low.shape == high.shape == (encoder.OBS_SIZE,)
+    assert low.dtype == high.dtype == np.float32
+    assert np.all(low <= high)
+    return low, high
+
+
+def assert_within(obs, low, high):
+    bad = np.flatnonzero((obs < low) | (obs > high))
+    assert bad.size == 0, (bad, obs[bad], high[bad])
+
+
+class DecisionLog:
+    """An ``on_decision`` callback that keeps every observation and mask it sees."""
+
+    def __init__(self):
+        self.obs, self.masks = [], []
+
+    def __call__(self, states, player, obs, mask, action):
+        self.obs.append(obs.copy())
+        self.masks.append(mask.copy())
+
+    def assert_batch_matches_single(self, agent):
+        """``act_batch`` over every logged row is legal and equals the one-at-a-time ``act``."""
+        obs = np.stack(self.obs)
+        masks = np.stack(self.masks)
+        batch = agent.act_batch(obs, masks)
+        assert batch.shape == (len(masks),)
+        assert np.all(masks[np.arange(len(masks)), batch] == 1)
+        pairs = zip(obs, masks, strict=True)
+        singles = [agent.act({"observation": o, "action_mask": m}) for o, m in pairs]
+        np.testing.assert_array_equal(batch, singles)
+
+
+def assert_rejects_bad_inputs(agent, obs_size, num_actions):
+    """No legal action, a short observation or mismatched batch rows raise ValueError."""
+    empty = np.zeros(num_actions, np.int8)
+    obs = np.zeros(obs_size, np.float32)
+    with pytest.raises(ValueError):
+        agent.act({"observation": obs, "action_mask": empty})
+    with pytest.raises(ValueError):
+        agent.act({"observation": obs[:10], "action_mask": empty})
+    with pytest.raises(ValueError):
+        agent.act_batch(obs[None, :], np.zeros((2, num_actions), np.int8))
+
+
+def heuristic_win_rate(game, heuristic, games, seed, game_seed):
+    """Share of 2-player games the heuristic wins against the random agent, seats swapped
+    each game; game ``index`` is dealt from ``game_key(*game_seed(seed, index))``."""
+    wins = 0
+    for index in range(games):
+        seat = index % 2
+        agents = [RandomAgent(seed * 100_003 + index)] * 2
+        agents[seat] = heuristic
+        s = game.play(game.new(2, game_key(*game_seed(seed, index))), agents)
+        wins += int(s["terminated"] == 1 and s["winner"] == seat)
+    return wins / games
