@@ -2,6 +2,12 @@
 
 import numpy as np
 import pytest
+from game_cases import (
+    KernelGame,
+    assert_batch_encode_equals_single,
+    assert_within,
+    observation_bounds,
+)
 
 from meeple_gym.century.data import MERCHANT_NAMES, POINT_COST, POINT_VALUE, STARTING_UPGRADE_TYPE
 from meeple_gym.century.rules import (
@@ -17,9 +23,7 @@ from meeple_gym.century.rules import (
     PHASE_TRADE,
     PHASE_UPGRADE,
     POINT_ROW_SIZE,
-    STATE_DTYPE,
     apply_action,
-    init_game,
     legal_mask_into,
 )
 from meeple_gym.core.rng import game_key
@@ -28,31 +32,19 @@ from meeple_gym.encoders import century as enc
 PLAYER_COUNTS = (2, 3, 4, 5)
 
 
+GAME = KernelGame("century", over=lambda s: s["phase"] == PHASE_OVER)
+
+
 def new_game(num_players, seed):
-    states = np.zeros(1, STATE_DTYPE)
-    init_game(states, 0, num_players, game_key(seed))
-    return states
+    return GAME.new(num_players, game_key(seed))
 
 
 def random_positions(num_players, seed, every=7):
     """Copies of one uniform-random game's state every ``every`` sub-decisions, end included."""
-    rng = np.random.default_rng(seed)
-    states = new_game(num_players, seed)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    step = 0
-    while states[0]["phase"] != PHASE_OVER:
-        if step % every == 0:
-            yield states.copy()
-        legal_mask_into(states, 0, mask)
-        apply_action(states, 0, rng.choice(np.flatnonzero(mask)))
-        step += 1
-    yield states.copy()
+    return GAME.random_positions(new_game(num_players, seed), seed, every)
 
 
-def observe(states, player):
-    out = np.full(enc.OBS_SIZE, -7.0, np.float32)  # junk: encode_into must overwrite all
-    enc.encode_into(states, 0, player, out)
-    return out
+observe = GAME.observe
 
 
 def test_layout_size_matches_documented_table():
@@ -208,28 +200,16 @@ def test_batch_encode_equals_single(num_players):
     positions = list(random_positions(num_players, seed=40 + num_players, every=11))
     states = np.concatenate(positions)
     players = (np.arange(len(states)) % num_players).astype(np.int64)
-    out = np.zeros((len(states), enc.OBS_SIZE), np.float32)
-    enc.encode_batch(states, players, out)
-    for g in range(len(states)):
-        single = np.zeros(enc.OBS_SIZE, np.float32)
-        enc.encode_into(states, g, players[g], single)
-        np.testing.assert_array_equal(out[g], single)
+    assert_batch_encode_equals_single(enc, states, players)
 
 
 def test_bounds_contain_observations_over_random_games():
-    low, high = enc.observation_space_bounds()
-    np.testing.assert_array_equal(low, enc.OBS_LOW)
-    np.testing.assert_array_equal(high, enc.OBS_HIGH)
-    assert low.shape == high.shape == (enc.OBS_SIZE,)
-    assert low.dtype == high.dtype == np.float32
-    assert np.all(low <= high)
+    low, high = observation_bounds(enc)
     seen = 0
     for num_players in PLAYER_COUNTS:
         for seed in range(6):
             for states in random_positions(num_players, seed=1000 * num_players + seed, every=5):
                 for player in range(num_players):
-                    obs = observe(states, player)
-                    bad = np.flatnonzero((obs < low) | (obs > high))
-                    assert bad.size == 0, (bad, obs[bad], high[bad])
+                    assert_within(observe(states, player), low, high)
                     seen += 1
     assert seen > 1000

@@ -9,6 +9,7 @@ visibility tests change public things and require it to change.
 
 import numpy as np
 import pytest
+from game_cases import KernelGame, assert_batch_encode_equals_single
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.encoders import endeavor as enc
@@ -23,9 +24,7 @@ from meeple_gym.endeavor.rules import (
     PH_PLAN_TOKENS,
     PH_ROLE,
     PH_START_CITY,
-    STATE_DTYPE,
     apply_action,
-    init_game,
     legal_mask_into,
 )
 
@@ -34,31 +33,19 @@ TOKENS = {2: 15, 3: 18, 4: 15}  # END-S1
 EMPIRE_DRAW = {2: 4, 3: 3, 4: 3}  # END-S4
 
 
+GAME = KernelGame("endeavor", over=lambda s: s["phase"] == PH_OVER)
+
+
 def new_game(num_players, seed):
-    states = np.zeros(1, STATE_DTYPE)
-    init_game(states, 0, num_players, game_key(seed), 0)
-    return states
+    return GAME.new(num_players, game_key(seed), 0)
 
 
 def random_positions(num_players, seed, every=3):
     """Copies of one uniform-random game's state every ``every`` decisions, end included."""
-    rng = np.random.default_rng(seed)
-    states = new_game(num_players, seed)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    step = 0
-    while states[0]["phase"] != PH_OVER:
-        if step % every == 0:
-            yield states.copy()
-        legal_mask_into(states, 0, mask)
-        apply_action(states, 0, rng.choice(np.flatnonzero(mask)))
-        step += 1
-    yield states.copy()
+    return GAME.random_positions(new_game(num_players, seed), seed, every)
 
 
-def observe(states, player):
-    out = np.full(enc.OBS_SIZE, -7.0, np.float32)  # junk: encode_into must overwrite all
-    enc.encode_into(states, 0, player, out)
-    return out
+observe = GAME.observe
 
 
 def block(i):
@@ -422,12 +409,7 @@ def test_encode_batch_matches_encode_into():
     states = np.concatenate(rows)
     rng = np.random.default_rng(4)
     players = np.array([rng.integers(s["num_players"]) for s in states], dtype=np.int64)
-    out = np.full((len(states), enc.OBS_SIZE), -3.0, np.float32)
-    enc.encode_batch(states, players, out)
-    for g in range(len(states)):
-        one = np.zeros(enc.OBS_SIZE, np.float32)
-        enc.encode_into(states, g, players[g], one)
-        np.testing.assert_array_equal(out[g], one)
+    assert_batch_encode_equals_single(enc, states, players)
     assert len(states) > 50
 
 

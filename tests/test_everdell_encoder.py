@@ -10,6 +10,7 @@ of a position and require every other observation to stay the same.
 
 import numpy as np
 import pytest
+from game_cases import KernelGame, assert_batch_encode_equals_single
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.encoders import everdell as enc
@@ -23,40 +24,29 @@ from meeple_gym.everdell.rules import (
     PK_PAY,
     PK_TURN,
     RUGWORT,
-    STATE_DTYPE,
     T_PLAY,
-    apply_action,
-    init_game,
     legal_mask_into,
 )
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 
 
+GAME = KernelGame("everdell")
+
+
 def new_game(num_players, seed, options=0):
-    states = np.zeros(1, STATE_DTYPE)
-    init_game(states, 0, num_players, game_key(seed), options)
-    return states
+    return GAME.new(num_players, game_key(seed), options)
 
 
 def over(states):
-    return states[0]["terminated"] == 1 or states[0]["truncated"] == 1
+    return GAME.over(states[0])
 
 
 def random_positions(num_players, seed, every=4):
     """Copies of one uniform-random game every ``every`` decisions, end included (passing
     waits for autumn, EVD-E1, so the games run through the seasons)."""
-    rng = np.random.default_rng(seed)
     states = new_game(num_players, seed, options=1 + seed % 3)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    step = 0
-    while not over(states):
-        if step % every == 0:
-            yield states.copy()
-        legal_mask_into(states, 0, mask)
-        apply_action(states, 0, rng.choice(np.flatnonzero(mask)))
-        step += 1
-    yield states.copy()
+    return GAME.random_positions(states, seed, every)
 
 
 def all_positions(games_per_count=3, every=4):
@@ -65,10 +55,7 @@ def all_positions(games_per_count=3, every=4):
             yield from random_positions(num_players, 100 * num_players + k, every)
 
 
-def observe(states, player):
-    out = np.full(enc.OBS_SIZE, -7.0, np.float32)  # junk: encode_into must overwrite all
-    enc.encode_into(states, 0, player, out)
-    return out
+observe = GAME.observe
 
 
 def observers(states):
@@ -403,9 +390,4 @@ def test_batch_encode_equals_single():
     states = np.concatenate(rows)
     rng = np.random.default_rng(4)
     players = np.array([rng.integers(max(1, s["num_players"])) for s in states], np.int64)
-    out = np.full((len(states), enc.OBS_SIZE), -1.0, np.float32)
-    enc.encode_batch(states, players, out)
-    for g in range(len(states)):
-        single = np.zeros(enc.OBS_SIZE, np.float32)
-        enc.encode_into(states, g, players[g], single)
-        np.testing.assert_array_equal(out[g], single)
+    assert_batch_encode_equals_single(enc, states, players)

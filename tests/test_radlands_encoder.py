@@ -8,6 +8,12 @@ a copy of a position and require both players' observations to stay the same.
 
 import numpy as np
 import pytest
+from game_cases import (
+    KernelGame,
+    assert_batch_encode_equals_single,
+    assert_within,
+    observation_bounds,
+)
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.encoders import radlands as enc
@@ -29,7 +35,6 @@ from meeple_gym.radlands.rules import (
     A_KEEP,
     A_PLAY_EVENT,
     CAMP,
-    NUM_ACTIONS,
     OPTION_FIRST_GAME_CAMPS,
     PERSON,
     PHASE_ACTIONS,
@@ -37,40 +42,26 @@ from meeple_gym.radlands.rules import (
     PHASE_DRAFT,
     PHASE_OVER,
     RAIDERS,
-    STATE_DTYPE,
     apply_action,
-    init_game,
-    legal_mask_into,
 )
 
 N_OPTION_BITS = 16  # every combination of the four OPTION_* bits
 
 
+GAME = KernelGame("radlands", over=lambda s: s["phase"] == PHASE_OVER)
+
+
 def new_game(seed, options=0):
-    states = np.zeros(1, STATE_DTYPE)
-    init_game(states, 0, 2, game_key(seed), np.int64(options))
-    return states
+    return GAME.new(2, game_key(seed), np.int64(options))
 
 
 def random_positions(seed, every=5, options=None):
     """Copies of one uniform-random game's state every ``every`` steps, end included."""
-    rng = np.random.default_rng(seed)
     states = new_game(seed, seed % N_OPTION_BITS if options is None else options)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    step = 0
-    while states[0]["phase"] != PHASE_OVER:
-        if step % every == 0:
-            yield states.copy()
-        legal_mask_into(states, 0, mask)
-        apply_action(states, 0, rng.choice(np.flatnonzero(mask)))
-        step += 1
-    yield states.copy()
+    return GAME.random_positions(states, seed, every)
 
 
-def observe(states, player):
-    out = np.full(enc.OBS_SIZE, -7.0, np.float32)  # junk: encode_into must overwrite all
-    enc.encode_into(states, 0, player, out)
-    return out
+observe = GAME.observe
 
 
 def both(states):
@@ -475,21 +466,11 @@ def test_batch_encode_equals_single():
     positions = [st for seed in range(3) for st in random_positions(50 + seed, every=9)]
     states = np.concatenate(positions)
     players = (np.arange(len(states)) % 2).astype(np.int64)
-    out = np.zeros((len(states), enc.OBS_SIZE), np.float32)
-    enc.encode_batch(states, players, out)
-    for g in range(len(states)):
-        single = np.zeros(enc.OBS_SIZE, np.float32)
-        enc.encode_into(states, g, players[g], single)
-        np.testing.assert_array_equal(out[g], single)
+    assert_batch_encode_equals_single(enc, states, players)
 
 
 def test_bounds_contain_observations_over_random_games():
-    low, high = enc.observation_space_bounds()
-    np.testing.assert_array_equal(low, enc.OBS_LOW)
-    np.testing.assert_array_equal(high, enc.OBS_HIGH)
-    assert low.shape == high.shape == (enc.OBS_SIZE,)
-    assert low.dtype == high.dtype == np.float32
-    assert np.all(low <= high)
+    low, high = observation_bounds(enc)
     seen = 0
     phases = set()
     for seed in range(40):
@@ -497,8 +478,7 @@ def test_bounds_contain_observations_over_random_games():
             phases.add(int(states[0]["phase"]))
             for player in range(2):
                 obs = observe(states, player)
-                bad = np.flatnonzero((obs < low) | (obs > high))
-                assert bad.size == 0, (bad, obs[bad], high[bad])
+                assert_within(obs, low, high)
                 # exactly one phase, and at most one decider
                 assert obs[enc.PHASE_ONEHOT : enc.PHASE_ONEHOT + 4].sum() == 1
                 assert obs[enc.S_DECIDER] + obs[enc.SIDE_BLOCK + enc.S_DECIDER] <= 1
