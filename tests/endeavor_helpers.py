@@ -11,6 +11,7 @@ rounding method, not the field.
 """
 
 import numpy as np
+from game_cases import act_checked, legal_set
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.endeavor import data as D
@@ -314,9 +315,7 @@ def drain_city_decks(states, keep=None):
 
 
 def legal(states):
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    R.legal_mask_into(states, 0, mask)
-    return {int(a) for a in np.flatnonzero(mask)}
+    return legal_set(R, states)
 
 
 def pending(states):
@@ -400,9 +399,7 @@ def extra_tokens_on_board(s, p):
 
 def act(states, *actions):
     """Apply each action after checking that the kernel itself calls it legal."""
-    for action in actions:
-        assert action in legal(states), f"action {action} is not legal in {pending(states)}"
-        R.apply_action(states, 0, action)
+    act_checked(R, states, actions, where=pending)
 
 
 def plan(states, roles, placed):

@@ -31,6 +31,7 @@ from everdell_scenarios import (  # noqa: F401
     stack,
     worker,
 )
+from game_cases import act_checked, legal_set
 
 from meeple_gym.core.rng import PyRng, game_key
 from meeple_gym.everdell import data as D
@@ -239,16 +240,12 @@ def d8_roll(states):
 
 
 def legal(states):
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    R.legal_mask_into(states, 0, mask)
-    return {int(a) for a in np.flatnonzero(mask)}
+    return legal_set(R, states)
 
 
 def act(states, *actions):
     """Apply each action after checking that the kernel itself calls it legal."""
-    for action in actions:
-        assert action in legal(states), f"action {action} is not legal"
-        R.apply_action(states, 0, action)
+    act_checked(R, states, actions)
 
 
 def pending(states):

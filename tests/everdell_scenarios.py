@@ -14,6 +14,7 @@ mask after builders have edited the record.
 """
 
 import numpy as np
+from game_cases import legal_set
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.everdell import data as D
@@ -184,9 +185,7 @@ def legal(states):
     s = states[0]
     if s["pend_kind"] == R.PK_TURN and s["depth"] == 0 and s["terminated"] == 0:
         R._turn_mask(s, int(s["current_player"]))  # the kernel's own turn mask
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    R.legal_mask_into(states, 0, mask)
-    return {int(a) for a in np.flatnonzero(mask)}
+    return legal_set(R, states)
 
 
 def do(states, *actions):

@@ -100,6 +100,22 @@ class KernelGame:
         return checked
 
 
+def legal_set(rules, states):
+    """The kernel's legal actions in game 0 of ``states``, as a set."""
+    mask = np.zeros(rules.NUM_ACTIONS, np.int8)
+    rules.legal_mask_into(states, 0, mask)
+    return {int(a) for a in np.flatnonzero(mask)}
+
+
+def act_checked(rules, states, actions, where=None):
+    """Apply each action after checking that the kernel itself calls it legal (``where()``
+    adds context to the failure message)."""
+    for action in actions:
+        context = "" if where is None else f" in {where(states)}"
+        assert action in legal_set(rules, states), f"action {action} is not legal{context}"
+        rules.apply_action(states, 0, action)
+
+
 def assert_batch_encode_equals_single(encoder, states, players):
     """``encode_batch`` over rows of ``states`` (for ``players[g]``) equals ``encode_into``."""
     out = np.full((len(states), encoder.OBS_SIZE), -7.0, np.float32)  # junk to overwrite
@@ -124,6 +140,28 @@ def observation_bounds(encoder):
 def assert_within(obs, low, high):
     bad = np.flatnonzero((obs < low) | (obs > high))
     assert bad.size == 0, (bad, obs[bad], high[bad])
+
+
+def reshuffled(states, rng):
+    """A copy of ``states`` with the deck order (``deck[:deck_n]``) and the RNG word redrawn
+    from ``rng``, or None when the deck has fewer than two different cards."""
+    other = states.copy()
+    s = other[0]
+    n = s["deck_n"]
+    if n < 2 or len(set(s["deck"][:n].tolist())) < 2:
+        return None
+    s["deck"][:n] = rng.permutation(s["deck"][:n])
+    s["rng"][0] = np.uint64(rng.integers(1 << 62))
+    return other
+
+
+def assert_name_tables(tables):
+    """Each (keys, names, key-to-id dict, count): unique keys and names, ids in key order,
+    lower-case identifier keys."""
+    for keys, names, index, n in tables:
+        assert len(set(keys)) == len(set(names)) == len(keys) == n
+        assert all(index[k] == i for i, k in enumerate(keys))
+        assert all(k.isidentifier() and k == k.lower() for k in keys)
 
 
 class DecisionLog:
@@ -171,3 +209,72 @@ def heuristic_win_rate(game, heuristic, games, seed, game_seed):
         s = game.play(game.new(2, game_key(*game_seed(seed, index))), agents)
         wins += int(s["terminated"] == 1 and s["winner"] == seat)
     return wins / games
+
+
+# ---- the reference implementations against the kernels -------------------------------------
+
+
+class Mismatch(AssertionError):
+    """The slow reference and the kernel disagree at some step."""
+
+
+def flat_diff(ref_view, kernel_view):
+    return "\n".join(
+        f"  {key}:\n    reference {ref_view[key]}\n    kernel    {kernel_view[key]}"
+        for key in ref_view
+        if ref_view[key] != kernel_view[key]
+    )
+
+
+def compare_play(ref, states, rules, label, *, projection, choose, check=None, **how):
+    """Drive the reference game ``ref`` and kernel game 0 of ``states`` with the same actions
+    (``choose(ref, legal)``), comparing the projections and legal actions at every step;
+    raises Mismatch at the first difference and returns the finished reference game.
+
+    ``check(ref, states, mask, fail)`` adds a game's own checks at every step, the end
+    included. ``how``: ``diff`` (of two projections, default ``flat_diff``), ``stop(history)``
+    (ends early when true), ``history_len`` (actions quoted on failure, default 12) and
+    ``what`` (the projections' name in the message, default "states")."""
+    diff, stop = how.get("diff", flat_diff), how.get("stop")
+    history_len, what = how.get("history_len", 12), how.get("what", "states")
+    mask = np.zeros(rules.NUM_ACTIONS, np.int8)
+    history = []
+
+    def fail(message):
+        tail = ", ".join(str(a) for a in history[-history_len:])
+        raise Mismatch(f"{label} step {ref.step_count}: {message}\n  last actions: [{tail}]")
+
+    while True:
+        rules.legal_mask_into(states, 0, mask)
+        kernel_legal = np.flatnonzero(mask).tolist()
+        ref_view = ref.projection()
+        kernel_view = projection(states[0])
+        if ref_view != kernel_view:
+            fail(f"{what} differ\n" + diff(ref_view, kernel_view))
+        legal = ref.legal_actions()
+        if kernel_legal != legal:
+            fail(f"legal actions differ\n  reference {legal}\n  kernel    {kernel_legal}")
+        if check is not None:
+            check(ref, states, mask, fail)
+        if ref.is_over or (stop is not None and stop(history)):
+            return ref
+        action = choose(ref, legal)
+        history.append(action)
+        ref.step(action)
+        rules.apply_action(states, 0, action)
+
+
+def assert_rejects_illegal_without_change(ref, actions):
+    """Each of ``actions`` that is illegal for the reference game raises ValueError and
+    leaves its projection as it was; returns how many were tried."""
+    before = ref.projection()
+    legal = set(ref.legal_actions())
+    tried = 0
+    for action in actions:
+        if action in legal:
+            continue
+        with pytest.raises(ValueError):
+            ref.step(action)
+        tried += 1
+    assert ref.projection() == before
+    return tried

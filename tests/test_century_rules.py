@@ -97,6 +97,15 @@ def set_caravan(states, p, letters):
     states[0]["caravan"][p] = cubes(letters)
 
 
+def opening(num_players, seed, letters=None):
+    """A fresh game and its first player ``p``, whose caravan is set to ``letters`` if given."""
+    states = new_game(num_players, seed)
+    p = int(states[0]["current_player"])
+    if letters is not None:
+        set_caravan(states, p, letters)
+    return states, p
+
+
 def to_act(states, p):
     """Make seat ``p`` the player to act at the start of a turn."""
     s = states[0]
@@ -274,8 +283,7 @@ MAIN_ACTIONS = {
 def test_csr_t1_one_main_action_ends_the_turn(name):
     """CSR-T1."""
     setup, action = MAIN_ACTIONS[name]
-    states = new_game(3, seed=2)
-    p = int(states[0]["current_player"])
+    states, p = opening(3, 2)
     setup(states, p)
     act(states, action)
     assert states[0]["current_player"] == (p + 1) % 3
@@ -283,8 +291,7 @@ def test_csr_t1_one_main_action_ends_the_turn(name):
 
 
 def test_csr_t1_main_phase_offers_only_the_four_actions():
-    states = new_game(2, seed=3)
-    p = int(states[0]["current_player"])
+    states, p = opening(2, 3)
     states[0]["cards"][p, U2] = PLAYED
     states[0]["caravan"][p] = POINT_COST[states[0]["point_row"][0]]
     actions = legal(states)
@@ -312,9 +319,7 @@ def test_csr_t1_random_games_take_exactly_one_main_action_per_turn(playouts):
 
 def test_csr_p1_played_card_goes_to_the_played_pile():
     """CSR-P1."""
-    states = new_game(2, seed=4)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "")
+    states, p = opening(2, 4, "")
     act(states, A_PLAY + PLUS_YY)
     assert states[0]["cards"][p, PLUS_YY] == PLAYED
     assert states[0]["cards"][p, U2] == IN_HAND
@@ -326,9 +331,7 @@ def test_csr_p1_played_card_goes_to_the_played_pile():
 @pytest.mark.parametrize("t", [t for t in range(45) if MERCHANT_KIND[t] == KIND_SPICE])
 def test_csr_p2_spice_card_gains_its_cubes(t):
     """CSR-P2."""
-    states = new_game(2, seed=5)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "R")
+    states, p = opening(2, 5, "R")
     states[0]["cards"][p, t] = IN_HAND
     act(states, A_PLAY + t)
     expected = np.add(cubes("R"), cubes(MERCHANT_NAMES[t][1:]))
@@ -337,9 +340,7 @@ def test_csr_p2_spice_card_gains_its_cubes(t):
 
 def test_csr_p3_same_cube_upgraded_twice_yellow_red_green():
     """CSR-P3."""
-    states = new_game(2, seed=6)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "Y")
+    states, p = opening(2, 6, "Y")
     act(states, A_PLAY + U2)
     assert states[0]["phase"] == PHASE_UPGRADE
     assert legal(states) == {A_UPGRADE + Y, A_STOP}
@@ -354,9 +355,7 @@ def test_csr_p3_same_cube_upgraded_twice_yellow_red_green():
 
 
 def test_csr_p3_brown_cannot_be_upgraded():
-    states = new_game(2, seed=6)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "BBB")
+    states, p = opening(2, 6, "BBB")
     act(states, A_PLAY + U2)
     assert legal(states) == {A_STOP}
     states = new_game(2, seed=6)
@@ -369,9 +368,7 @@ def test_csr_p3_brown_cannot_be_upgraded():
 
 
 def test_csr_p3_upgrade_three_allows_three_steps():
-    states = new_game(2, seed=6)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "Y")
+    states, p = opening(2, 6, "Y")
     states[0]["cards"][p, U3] = IN_HAND
     act(states, A_PLAY + U3)
     for colour in (Y, R):
@@ -384,9 +381,7 @@ def test_csr_p3_upgrade_three_allows_three_steps():
 
 def test_csr_p4_stop_with_zero_upgrades_still_plays_the_card():
     """CSR-P4."""
-    states = new_game(2, seed=8)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "YYR")
+    states, p = opening(2, 8, "YYR")
     act(states, A_PLAY + U2)
     act(states, A_STOP)
     assert caravan(states, p) == cubes("YYR")
@@ -395,9 +390,7 @@ def test_csr_p4_stop_with_zero_upgrades_still_plays_the_card():
 
 
 def test_csr_p4_stop_after_one_of_two_upgrades():
-    states = new_game(2, seed=8)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "YY")
+    states, p = opening(2, 8, "YY")
     act(states, A_PLAY + U2)
     act(states, A_UPGRADE + Y)
     act(states, A_STOP)
@@ -407,9 +400,7 @@ def test_csr_p4_stop_after_one_of_two_upgrades():
 
 def test_csr_p4_upgrade_card_playable_with_nothing_to_upgrade():
     # Project choice: with no yellow, red or green cube the card can still be played, then stopped.
-    states = new_game(2, seed=8)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "")
+    states, p = opening(2, 8, "")
     act(states, A_PLAY + U2)
     assert legal(states) == {A_STOP}
     act(states, A_STOP)
@@ -419,9 +410,7 @@ def test_csr_p4_upgrade_card_playable_with_nothing_to_upgrade():
 @pytest.mark.parametrize("repeats", [1, 2, 3])
 def test_csr_p5_book_example_six_yellow_two_for_one_green(repeats):
     """CSR-P5."""
-    states = new_game(2, seed=9)
-    p = int(states[0]["current_player"])
-    set_caravan(states, p, "YYYYYY")
+    states, p = opening(2, 9, "YYYYYY")
     states[0]["cards"][p, YY_TO_G] = IN_HAND
     act(states, A_PLAY + YY_TO_G)
     assert states[0]["phase"] == PHASE_TRADE
@@ -434,8 +423,7 @@ def test_csr_p5_book_example_six_yellow_two_for_one_green(repeats):
 
 
 def test_csr_p5_trade_needs_its_input_at_least_once():
-    states = new_game(2, seed=9)
-    p = int(states[0]["current_player"])
+    states, p = opening(2, 9)
     states[0]["cards"][p, YY_TO_G] = IN_HAND
     set_caravan(states, p, "YRGB")
     assert A_PLAY + YY_TO_G not in legal(states)
@@ -444,8 +432,7 @@ def test_csr_p5_trade_needs_its_input_at_least_once():
 
 
 def test_csr_p5_repeats_limited_by_every_input_colour():
-    states = new_game(2, seed=9)
-    p = int(states[0]["current_player"])
+    states, p = opening(2, 9)
     states[0]["cards"][p, YR_TO_B] = IN_HAND
     set_caravan(states, p, "YYYRR")
     act(states, A_PLAY + YR_TO_B)
@@ -481,8 +468,7 @@ def test_csr_a1_cubes_go_left_and_cubes_on_the_card_come_along():
 
 
 def test_csr_a1_a2_slot_k_needs_k_cubes():
-    states = new_game(2, seed=10)
-    p = int(states[0]["current_player"])
+    states, p = opening(2, 10)
     for letters in ("", "Y", "YB", "YYRGB"):
         set_caravan(states, p, letters)
         slots = {a - A_ACQUIRE for a in legal(states) if A_ACQUIRE <= a < A_REST}

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from game_cases import assert_name_tables
 
 from meeple_gym.endeavor import data as d
 
@@ -136,7 +137,7 @@ def _merchant_goods_bound():
 
 
 def test_every_empire_card_has_a_condition():
-    """END-A5 (issue 9.9): the rules text gives every empire card a condition and a vote cost
+    """END-A5: the rules text gives every empire card a condition and a vote cost
     of 1..3; the loader knows no "none" kind, and every count is at least 1."""
     assert "none" not in d.CONDITIONS
     assert d.EMPIRE_CONDITION.min() >= 0 and d.EMPIRE_CONDITION.max() < len(d.CONDITIONS)
@@ -164,7 +165,7 @@ def _satisfiable(kind, region, count):
 
 
 def test_empire_conditions_satisfiable():
-    """END-A5 (issue 9.8, 9.10): every empire card's condition can be met on the board."""
+    """END-A5: every empire card's condition can be met on the board."""
     for i in range(d.N_EMPIRE):
         kind = d.EMPIRE_CONDITION[i]
         region = int(d.EMPIRE_CONDITION_REGION[i])
@@ -296,10 +297,7 @@ def test_names_and_keys_unique_and_consistent():
         (d.EMPIRE_KEYS, d.EMPIRE_NAMES, d.EMPIRE_ID, 30),
         (d.BUILDING_KEYS, d.BUILDING_NAMES, d.BUILDING_ID, 20),
     )
-    for keys, names, index, n in tables:
-        assert len(set(keys)) == len(set(names)) == len(keys) == n
-        assert all(index[k] == i for i, k in enumerate(keys))
-        assert all(k.isidentifier() and k == k.lower() for k in keys)
+    assert_name_tables(tables)
     all_keys = d.CITY_KEYS + d.EMPIRE_KEYS + d.BUILDING_KEYS
     assert len(set(all_keys)) == len(all_keys)
     for keys in (d.EMPIRE_KEYS, d.BUILDING_KEYS):

@@ -24,6 +24,7 @@ The default run plays 150 fresh and 60 short-deck games; ``-m slow`` adds 1,200 
 import random
 from collections import Counter
 
+import game_cases
 import numpy as np
 import pytest
 
@@ -110,19 +111,7 @@ def kernel_projection(record) -> dict:
     }
 
 
-def _diff(ref_view, kernel_view):
-    return "\n".join(
-        f"  {key}:\n    reference {ref_view[key]}\n    kernel    {kernel_view[key]}"
-        for key in ref_view
-        if ref_view[key] != kernel_view[key]
-    )
-
-
 # ---- driving both implementations ---------------------------------------------------------
-
-
-class Mismatch(AssertionError):
-    pass
 
 
 def choose(rnd, policy, legal):
@@ -132,29 +121,14 @@ def choose(rnd, policy, legal):
     return rnd.choice(legal)
 
 
-def compare_play(ref, states, rnd, label, policy, taken=None, history_len=12):
-    """Drive both sides from equal states with the same random actions, comparing every step;
-    raises Mismatch at the first difference. Returns the finished reference game. ``taken``
-    (a Counter) collects (phase, sub, action family) of every step."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    record = states[0]
-    history = []
+def compare_play(ref, states, rnd, label, policy, taken=None):
+    """Drive both sides from equal states with the same random actions, comparing every step
+    (game_cases.compare_play); raises Mismatch at the first difference. Returns the finished
+    reference game. ``taken`` (a Counter) collects (phase, sub, action family) of every step."""
     n = ref.num_players
 
-    def fail(what):
-        tail = ", ".join(str(a) for a in history[-history_len:])
-        raise Mismatch(f"{label} step {ref.step_count}: {what}\n  last actions: [{tail}]")
-
-    while True:
-        rules.legal_mask_into(states, 0, mask)
-        kernel_legal = np.flatnonzero(mask).tolist()
-        ref_view = ref.projection()
-        kernel_view = kernel_projection(record)
-        if ref_view != kernel_view:
-            fail("states differ\n" + _diff(ref_view, kernel_view))
-        legal = ref.legal_actions()
-        if kernel_legal != legal:
-            fail(f"legal actions differ\n  reference {legal}\n  kernel    {kernel_legal}")
+    def check(ref, states, mask, fail):
+        record = states[0]
         for p in range(n):  # END-E2 on every intermediate state
             ours, theirs = ref.score(p), int(rules.score_of(record, p))
             if ours != theirs:
@@ -166,13 +140,16 @@ def compare_play(ref, states, rnd, label, policy, taken=None, history_len=12):
             kernel_winner = _opt(record["winner"])
             if kernel_winner != ref.winner:
                 fail(f"winner {ref.winner} vs kernel {kernel_winner}")
-            return ref
+
+    def pick(ref, legal):
         action = choose(rnd, policy, legal)
         if taken is not None:
             taken[action_family(ref, action)] += 1
-        history.append(action)
-        ref.step(action)
-        rules.apply_action(states, 0, action)
+        return action
+
+    return game_cases.compare_play(
+        ref, states, rules, label, projection=kernel_projection, choose=pick, check=check
+    )
 
 
 def action_family(ref, action):
@@ -338,11 +315,7 @@ def test_every_player_count_and_policy_is_played():
 
 def test_reference_rejects_illegal_actions_without_change():
     ref, _ = new_pair(4)
-    before = ref.projection()
-    illegal = next(a for a in range(NUM_ACTIONS) if a not in ref.legal_actions())
-    with pytest.raises(ValueError):
-        ref.step(illegal)
-    assert ref.projection() == before
+    assert game_cases.assert_rejects_illegal_without_change(ref, range(NUM_ACTIONS)) > 0
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

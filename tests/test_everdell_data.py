@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_cases import assert_name_tables
 
 from meeple_gym.everdell import data as d
 
@@ -276,10 +277,7 @@ def test_names_and_keys_unique_and_consistent():
         (d.EVENT_KEYS, d.EVENT_NAMES, d.EVENT_ID, 20),
         (d.LOCATION_KEYS, d.LOCATION_NAMES, d.LOCATION_ID, 27),
     )
-    for keys, names, index, n in tables:
-        assert len(set(keys)) == len(set(names)) == len(keys) == n
-        assert all(index[k] == i for i, k in enumerate(keys))
-        assert all(k.isidentifier() and k == k.lower() for k in keys)
+    assert_name_tables(tables)
     for summaries in (d.CARD_SUMMARIES, d.EVENT_SUMMARIES, d.LOCATION_SUMMARIES):
         assert all(0 < len(s) <= 120 for s in summaries)
 

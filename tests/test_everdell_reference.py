@@ -24,6 +24,7 @@ adds 1,200 fresh games and 600 rich starts.
 
 import random
 
+import game_cases
 import numpy as np
 import pytest
 
@@ -106,19 +107,7 @@ def kernel_projection(record) -> dict:
     }
 
 
-def _diff(ref_view, kernel_view):
-    return "\n".join(
-        f"  {key}:\n    reference {ref_view[key]}\n    kernel    {kernel_view[key]}"
-        for key in ref_view
-        if ref_view[key] != kernel_view[key]
-    )
-
-
 # ---- driving both implementations ---------------------------------------------------------
-
-
-class Mismatch(AssertionError):
-    pass
 
 
 POLICIES = ("avoid_pass", "eager", "uniform")
@@ -136,31 +125,13 @@ def choose(rnd, policy, kind, legal):
     return rnd.choice(legal)
 
 
-def _kernel_menu(states, mask, history):
-    rules.legal_mask_into(states, 0, mask)
-    return np.flatnonzero(mask).tolist()
+def compare_play(ref, states, rnd, label, policy):
+    """Drive both sides from equal states with the same random actions, comparing every step
+    (game_cases.compare_play); raises Mismatch at the first difference. Returns the finished
+    reference game."""
 
-
-def compare_play(ref, states, rnd, label, policy, history_len=12):
-    """Drive both sides from equal states with the same random actions, comparing every step;
-    raises Mismatch at the first difference. Returns the finished reference game."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    record = states[0]
-    history = []
-
-    def fail(what):
-        tail = ", ".join(str(a) for a in history[-history_len:])
-        raise Mismatch(f"{label} step {ref.step_count}: {what}\n  last actions: [{tail}]")
-
-    while True:
-        kernel_legal = _kernel_menu(states, mask, history)
-        ref_view = ref.projection()
-        kernel_view = kernel_projection(record)
-        if ref_view != kernel_view:
-            fail("states differ\n" + _diff(ref_view, kernel_view))
-        legal = ref.legal_actions()
-        if kernel_legal != legal:
-            fail(f"legal actions differ\n  reference {legal}\n  kernel    {kernel_legal}")
+    def check(ref, states, mask, fail):
+        record = states[0]
         for p in range(ref.seats):  # EVD-E2 on every intermediate state
             ours, theirs = ref.score(p), int(rules.score_of(record, p))
             if ours != theirs:
@@ -169,11 +140,13 @@ def compare_play(ref, states, rnd, label, policy, history_len=12):
             kernel_scores = [int(x) for x in record["score"][: ref.seats]]
             if kernel_scores != ref.scores:
                 fail(f"final scores {ref.scores} vs kernel {kernel_scores}")
-            return ref
-        action = choose(rnd, policy, ref.pend_kind, legal)
-        history.append(action)
-        ref.step(action)
-        rules.apply_action(states, 0, action)
+
+    def pick(ref, legal):
+        return choose(rnd, policy, ref.pend_kind, legal)
+
+    return game_cases.compare_play(
+        ref, states, rules, label, projection=kernel_projection, choose=pick, check=check
+    )
 
 
 def game_setup(index):
@@ -396,11 +369,7 @@ def test_every_player_count_and_year_is_played():
 
 def test_reference_rejects_illegal_actions_without_change():
     ref, _ = new_pair(3)
-    before = ref.projection()
-    illegal = next(a for a in range(NUM_ACTIONS) if a not in ref.legal_actions())
-    with pytest.raises(ValueError):
-        ref.step(illegal)
-    assert ref.projection() == before
+    assert game_cases.assert_rejects_illegal_without_change(ref, range(NUM_ACTIONS)) > 0
 
 
 def test_setup_matches_the_rules():

@@ -16,6 +16,7 @@ Every run plays 1,000 games from the start and each scenario once per option com
 
 import random
 
+import game_cases
 import numpy as np
 import pytest
 
@@ -141,48 +142,40 @@ def _diff(ref_view, kernel_view):
 # ---- driving both implementations ---------------------------------------------------------
 
 
-class Mismatch(AssertionError):
-    pass
-
-
 def _kernel_game(seed, options, index):
     states = np.zeros(1, STATE_DTYPE)
     rules.init_game(states, 0, 2, game_key(seed, index), np.int64(options))
     return states
 
 
-def compare_play(ref, states, rnd, label, max_steps=None, history_len=12):
-    """Drive both sides from equal states with random legal actions, comparing every step;
-    raises Mismatch at the first difference."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    history = []
+def compare_play(ref, states, rnd, label, max_steps=None):
+    """Drive both sides from equal states with random legal actions, comparing every step
+    (game_cases.compare_play); raises Mismatch at the first difference."""
 
-    def fail(what):
-        tail = ", ".join(str(a) for a in history[-history_len:])
-        raise Mismatch(f"{label} step {ref.step_count}: {what}\n  last actions: [{tail}]")
-
-    while True:
-        ref_view = ref.projection()
-        kernel_view = kernel_projection(states[0])
-        if ref_view != kernel_view:
-            fail("projections differ\n" + _diff(ref_view, kernel_view))
-        rules.legal_mask_into(states, 0, mask)
-        kernel_legal = np.flatnonzero(mask).tolist()
-        legal = ref.legal_actions()
-        if kernel_legal != legal:
-            fail(f"legal actions differ\n  reference {legal}\n  kernel    {kernel_legal}")
+    def check(ref, states, mask, fail):
         if states[0]["phase"] == rules.PHASE_DECISION:
-            # snapshots recompute the pending decision (issue 10.1): it must be the same one
+            # snapshots recompute the pending decision (docs/radlands.md, Snapshots): it must
+            # be the same one
             again = np.zeros(NUM_ACTIONS, np.int8)
             decider = rules.pending_mask_into(states, 0, again)
             if decider != states[0]["current_player"] or not np.array_equal(again, mask):
                 fail(f"recomputed decision {np.flatnonzero(again).tolist()} for {decider}")
-        if ref.is_over or (max_steps is not None and len(history) >= max_steps):
-            return ref
-        action = rnd.choice(legal)
-        history.append(action)
-        ref.step(action)
-        rules.apply_action(states, 0, action)
+
+    def stop(history):
+        return max_steps is not None and len(history) >= max_steps
+
+    return game_cases.compare_play(
+        ref,
+        states,
+        rules,
+        label,
+        projection=kernel_projection,
+        choose=lambda ref, legal: rnd.choice(legal),
+        check=check,
+        diff=_diff,
+        stop=stop,
+        what="projections",
+    )
 
 
 def play_both(seed, options, index):
@@ -482,10 +475,8 @@ def test_fresh_games_match_kernel():
 
 def test_reference_rejects_illegal_actions_without_change():
     ref = ReferenceGame(SEED, 0, 0)
-    before = ref.projection()
-    with pytest.raises(ValueError):
-        ref.step(rules.A_END_TURN)  # no turn during the draft
-    assert ref.projection() == before
+    # no turn during the draft
+    assert game_cases.assert_rejects_illegal_without_change(ref, [rules.A_END_TURN]) == 1
     assert ref.legal_actions() == [rules.A_KEEP + k for k in range(6)]
 
 

@@ -10,6 +10,7 @@ come from the rule book and the printed cards, not from running the code.
 
 import numpy as np
 import pytest
+from game_cases import act_checked, legal_set
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.radlands import data as D
@@ -284,16 +285,12 @@ def junk(key):
 
 
 def legal(states):
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    R.legal_mask_into(states, 0, mask)
-    return {int(a) for a in np.flatnonzero(mask)}
+    return legal_set(R, states)
 
 
 def act(states, *actions):
     """Apply each action after checking that the kernel itself calls it legal."""
-    for action in actions:
-        assert action in legal(states), f"action {action} is not legal"
-        R.apply_action(states, 0, action)
+    act_checked(R, states, actions)
 
 
 def targets(states):

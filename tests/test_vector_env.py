@@ -1,4 +1,5 @@
-"""The Gymnasium vector env over the batched kernels (envs/core/vector_env.py, issue 12 part 3)."""
+"""The Gymnasium vector env over the batched kernels (envs/core/vector_env.py,
+docs/gymnasium.md)."""
 
 from __future__ import annotations
 
@@ -200,12 +201,8 @@ def test_row_replays_on_the_aec_env_with_final_observations(opponent):
     assert replay_row0("century", 2, seed=5, steps=1500, opponent=opponent) >= 2
 
 
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_random_opponent_plays_inside_one_kernel_call_per_step(num_players):
-    """The random opponent's moves, auto-resets and a new episode's opening moves all happen
-    inside the one step_batch call of a learner step: no Python loop of sub-steps."""
-    env = make_vec(num_envs=8, num_players=num_players, opponent="random")
-    batch = env.unwrapped.batch
+def count_step_batch_calls(batch):
+    """Wrap the batch's step kernel; the returned list grows by one item per call."""
     calls = []
     kernel = batch.spec.step_batch
 
@@ -214,6 +211,16 @@ def test_random_opponent_plays_inside_one_kernel_call_per_step(num_players):
         return kernel(*args)
 
     batch.spec = dataclasses.replace(batch.spec, step_batch=counting)
+    return calls
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_random_opponent_plays_inside_one_kernel_call_per_step(num_players):
+    """The random opponent's moves, auto-resets and a new episode's opening moves all happen
+    inside the one step_batch call of a learner step: no Python loop of sub-steps."""
+    env = make_vec(num_envs=8, num_players=num_players, opponent="random")
+    batch = env.unwrapped.batch
+    calls = count_step_batch_calls(batch)
     obs, info = env.reset(seed=3)
     assert len(calls) == 1  # the opening opponent moves of every row
     ended = 0
@@ -261,14 +268,7 @@ def test_a_next_game_ending_before_the_learner_moves_is_not_reported():
     env = make_vec(num_envs=8, num_players=2, opponent="random", seat=1)
     inner = env.unwrapped
     batch = inner.batch
-    calls = []
-    kernel = batch.spec.step_batch
-
-    def counting(*args):
-        calls.append(1)
-        return kernel(*args)
-
-    batch.spec = dataclasses.replace(batch.spec, step_batch=counting)
+    calls = count_step_batch_calls(batch)
     obs, info = env.reset(seed=4)
     for _ in range(20000):
         inner._next_seat[:] = 2
