@@ -11,7 +11,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 def pytest_collection_modifyitems(config, items):
     # One xdist worker per game's search tests (``--dist loadgroup`` in pyproject.toml): the
     # ISMCTS search kernel of a game is the largest thing they compile, and two workers that
-    # reach it at once would both compile it (issue 11).
+    # reach it at once would both compile it.
     import pytest
 
     for item in items:

@@ -1,4 +1,4 @@
-"""Agents of a "user package" for tests/test_integrations_agents.py (issue 12, section 5)."""
+"""Agents of a "user package" for tests/test_integrations_agents.py."""
 
 import numpy as np
 

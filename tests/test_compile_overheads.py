@@ -1,8 +1,8 @@
-"""Numba's per-compile costs removed (issue 11): the compile flags' hash and equality
-(compiler.flags.QuickFlags), the ``del`` of variables without a reference count
+"""Numba's per-compile costs removed (benchmarks/README.md, Compile time): the compile flags' hash
+and equality (compiler.flags.QuickFlags), the ``del`` of variables without a reference count
 (compiler.passes.DropPlainDels), the reference counting of record-field views
-(compiler.passes.KernelLower), full garbage collections while kernels compile and repeated
-overload resolution (compiler.session). All must leave Numba's results as they were."""
+(compiler.passes.KernelLower), full garbage collections while kernels compile and repeated overload
+resolution (compiler.session). All must leave Numba's results as they were."""
 
 import gc
 import sys

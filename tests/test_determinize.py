@@ -1,4 +1,4 @@
-"""Determinization, a public primitive (issue 13 part 1): the core API (``raw_env.determinize``,
+"""Determinization, a public primitive: the core API (``raw_env.determinize``,
 ``BatchEnv.determinize``, ``GameSpec.determinize_*``) and the Century and Endeavor kernels.
 
 Each property is the issue's: the determinized state's observation for the player is the
@@ -132,7 +132,7 @@ CARD_COUNTS = {"century": _century_cards, "endeavor": _endeavor_cards}
 
 @pytest.mark.parametrize("name", GAMES)
 def test_observation_and_cards_are_kept(name):
-    """Issue 13: at random positions of random games (every tested player count), each seat's
+    """At random positions of random games (every tested player count), each seat's
     observation of its determinized state equals its observation of the real one, and every
     card is still counted once per zone kind (the multisets are preserved)."""
     for n in PLAYER_COUNTS[name]:
@@ -148,7 +148,7 @@ def test_observation_and_cards_are_kept(name):
 
 
 def test_endeavor_every_card_exists_once():
-    """Issue 13: an independent check of the multiset count itself: in a determinized Endeavor
+    """An independent check of the multiset count itself: in a determinized Endeavor
     state each city, empire card and building is somewhere exactly once, and each player holds
     each of the 6 roles exactly once (hand, deck or set aside)."""
     from meeple_gym.endeavor import rules as R
@@ -165,7 +165,7 @@ def test_endeavor_every_card_exists_once():
 
 @pytest.mark.parametrize("name", GAMES)
 def test_determinized_state_is_legal_and_plays_on(name):
-    """Issue 13: the determinized state passes the snapshot gate (to_dict, then from_dict with
+    """The determinized state passes the snapshot gate (to_dict, then from_dict with
     every rule re-validated) and random play from it runs to the end."""
     spec = get_spec(name)
     rng = np.random.default_rng(3)
@@ -180,7 +180,7 @@ def test_determinized_state_is_legal_and_plays_on(name):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_same_seed_same_result_and_batch_rows(name):
-    """Issue 13: the same (seed, row) gives the same state; batch row i equals
+    """The same (seed, row) gives the same state; batch row i equals
     ``determinize_into`` with key derive_key(seed, i, STREAM_DETERMINIZE); 1 or 2 threads give
     the same batch."""
     spec = get_spec(name)
@@ -229,7 +229,7 @@ def _century_early(num_players, seed, steps=40):
 
 
 def test_century_decks_are_uniform():
-    """Issue 13: at a fixed Century position, the top card of each face-down deck after
+    """At a fixed Century position, the top card of each face-down deck after
     determinization is uniform over the cards still in that deck (chi-square, fixed seeds)."""
     states = _century_early(3, seed=11)
     s = states[0]
@@ -266,7 +266,7 @@ def _endeavor_planning_position(n=3):
 
 
 def test_endeavor_hidden_information_is_uniform():
-    """Issue 13: at a fixed Endeavor planning position, seen from seat 0: the top of the
+    """At a fixed Endeavor planning position, seen from seat 0: the top of the
     empire deck is uniform over the empire cards seat 0 cannot see (deck and other hands);
     another player's hidden role pick is uniform over its roles not set aside, and its hidden
     token count over 0..its pool; a region deck's top card is uniform over that deck."""
@@ -301,7 +301,7 @@ def test_endeavor_hidden_information_is_uniform():
 
 
 def test_endeavor_hidden_information_changes():
-    """Issue 13: the other seats' secrets really are resampled (an opponent's empire hand and
+    """The other seats' secrets really are resampled (an opponent's empire hand and
     role hand differ across seeds), while the observer's own hands never change."""
     states = _endeavor_planning_position()
     s = states[0]
@@ -317,7 +317,7 @@ def test_endeavor_hidden_information_changes():
 
 
 def test_century_hidden_information_changes():
-    """Issue 13: Century's face-down deck orders change across seeds (nothing else is hidden:
+    """Century's face-down deck orders change across seeds (nothing else is hidden:
     hands and caravans are public, so the rest of the record stays as it was)."""
     states = _century_early(2, seed=23)
     orders = set()
@@ -330,7 +330,7 @@ def test_century_hidden_information_changes():
 
 
 def test_endeavor_own_returned_empire_cards_stay_in_the_deck():
-    """Issue 13: during the setup return (END-S4) a player knows the cards it put back on the
+    """During the setup return (END-S4) a player knows the cards it put back on the
     deck; its determinization keeps them there, another player's does not."""
     from meeple_gym.endeavor import rules as R
 
@@ -372,7 +372,7 @@ def _century_env(num_players=3, steps=30):
 
 
 def test_aec_determinize_returns_a_determinized_clone():
-    """Issue 13: ``raw_env.determinize(player, seed)`` returns a new env whose record is
+    """``raw_env.determinize(player, seed)`` returns a new env whose record is
     ``determinize_into`` with key derive_key(seed, 0, STREAM_DETERMINIZE) for that seat; the
     original env is unchanged; the clone observes and plays like any env; a seat index and an
     agent name give the same result."""
@@ -400,7 +400,7 @@ def test_aec_determinize_returns_a_determinized_clone():
 
 
 def test_aec_determinize_errors():
-    """Issue 13: clear errors for a bad player or seed, before reset, after the game is over,
+    """Clear errors for a bad player or seed, before reset, after the game is over,
     and for a game without a determinization kernel; none changes the env."""
     fresh = mg.make("century", num_players=2)
     with pytest.raises(NotResetError):
@@ -428,7 +428,7 @@ def test_aec_determinize_errors():
 
 
 def test_batch_determinize():
-    """Issue 13: ``BatchEnv.determinize(players, seed)`` returns a fresh copy of the records,
+    """``BatchEnv.determinize(players, seed)`` returns a fresh copy of the records,
     row i determinized for players[i] with key (seed, i); the batch is unchanged; the copy is
     accepted by ``set_states``; bad arguments raise."""
     batch = mg.make_batch("century", 16, 3, seed=5)
@@ -463,7 +463,7 @@ def test_batch_determinize():
 
 @pytest.mark.parametrize("name", GAMES)
 def test_spec_has_the_kernels(name):
-    """Issue 13: the games pass their determinize module to GameSpec.from_modules."""
+    """The games pass their determinize module to GameSpec.from_modules."""
     spec = get_spec(name)
     module = __import__(f"meeple_gym.{name}.determinize", fromlist=["x"])
     assert spec.determinize_into is module.determinize_into
@@ -471,7 +471,7 @@ def test_spec_has_the_kernels(name):
 
 
 def test_endeavor_other_deciders_keep_a_real_choice():
-    """Issue 13: while another player executes the Politician its choices depend on its secret
+    """While another player executes the Politician its choices depend on its secret
     empire hand; every determinization leaves it at least two legal actions (the rules take a
     lone action at once, so the position shows it has a choice) and the pending mask is the
     one the rules compute for the new hand (the snapshot gate recomputes and compares it)."""

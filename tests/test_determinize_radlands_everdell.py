@@ -1,5 +1,5 @@
-"""Determinization of Radlands and Everdell (issue 13, part 1: "Determinization, a public
-primitive"): ``envs/<game>/determinize.py`` resamples what a seat may not know.
+"""Determinization of Radlands and Everdell (docs/radlands.md and docs/everdell.md,
+Determinization): ``envs/<game>/determinize.py`` resamples what a seat may not know.
 
 Checked at positions reached by uniform-random play: the seat's observation is unchanged,
 card multisets are preserved, the draw is uniform over the unknown cards (chi-square at a
@@ -150,7 +150,7 @@ def positions():
 
 @pytest.mark.parametrize("name,num_players", CASES)
 def test_observation_and_cards_kept(name, num_players, positions):
-    """Issue 13: the determinized state's observation for ``player`` equals the original's,
+    """The determinized state's observation for ``player`` equals the original's,
     the legal actions of a deciding ``player`` are the same, and every card is still counted
     once (the same multiset across all zones)."""
     spec, module, _ = GAMES[name]
@@ -171,7 +171,7 @@ def test_observation_and_cards_kept(name, num_players, positions):
 
 @pytest.mark.parametrize("name,num_players", CASES)
 def test_determinized_state_is_legal_and_plays_on(name, num_players, positions):
-    """Issue 13: a determinized state passes the snapshot gate (every field and invariant
+    """A determinized state passes the snapshot gate (every field and invariant
     re-validated, pending options recomputed) and random play from it reaches the end."""
     spec, module, _ = GAMES[name]
     rng = np.random.default_rng(5)
@@ -195,7 +195,7 @@ def test_determinized_state_is_legal_and_plays_on(name, num_players, positions):
 
 @pytest.mark.parametrize("name,num_players", CASES)
 def test_hidden_information_changes_across_seeds(name, num_players, positions):
-    """Issue 13: where something is hidden (two unknown cards of different kinds), different
+    """Where something is hidden (two unknown cards of different kinds), different
     seeds give different hidden arrangements, and the seat's own private cards never move."""
     spec, module, _ = GAMES[name]
     moved = 0
@@ -217,7 +217,7 @@ def test_hidden_information_changes_across_seeds(name, num_players, positions):
 
 @pytest.mark.parametrize("name,num_players", CASES)
 def test_depends_only_on_the_key(name, num_players, positions):
-    """Issue 13: the same key gives the same state; batch row i equals ``determinize_into``
+    """The same key gives the same state; batch row i equals ``determinize_into``
     with ``derive_key(seed, i, STREAM_DETERMINIZE)``; the thread count does not matter."""
     spec, module, _ = GAMES[name]
     found = positions(name, num_players)[:40]
@@ -269,7 +269,7 @@ def _first_position(positions, name, num_players, want):
 
 
 def test_radlands_uniform_over_unknown_cards(positions):
-    """Issue 13: at a fixed mid-game position, the deck's top card, the opponent's hand and a
+    """At a fixed mid-game position, the deck's top card, the opponent's hand and a
     punk each follow the multiset of cards seat 0 cannot see (chi-square, fixed seed)."""
 
     def want(s):
@@ -299,7 +299,7 @@ def test_radlands_uniform_over_unknown_cards(positions):
 
 
 def test_radlands_draft_uniform(positions):
-    """Issue 13 (the Radlands draft): during the draft the opponent's offer is uniform over
+    """The Radlands draft: during the draft the opponent's offer is uniform over
     the 28 camps seat 1 was not offered, and the first player is a fair coin (RAD-S5)."""
     states = _first_position(positions, "radlands", 2, lambda s: s["phase"] == RR.PHASE_DRAFT)
     own = set(states[0]["offer"][1].tolist())
@@ -315,7 +315,7 @@ def test_radlands_draft_uniform(positions):
 
 @pytest.mark.parametrize("num_players", [1, 3])
 def test_everdell_uniform_over_unknown_cards(num_players, positions):
-    """Issue 13: at a fixed Everdell position, the deck's top card and the discard pile's top
+    """At a fixed Everdell position, the deck's top card and the discard pile's top
     follow the multiset of cards seat 0 cannot see: deck, discard and other hands (chi-square,
     fixed seed)."""
 
@@ -343,7 +343,7 @@ def test_everdell_uniform_over_unknown_cards(num_players, positions):
 
 @pytest.mark.parametrize("name,num_players", [("radlands", 2), ("everdell", 3)])
 def test_public_api(name, num_players):
-    """Issue 13: the spec carries both kernels; ``raw_env.determinize(player, seed)`` is
+    """The spec carries both kernels; ``raw_env.determinize(player, seed)`` is
     ``determinize_into`` with key ``derive_key(seed, 0, STREAM_DETERMINIZE)`` on a clone, and
     ``BatchEnv.determinize`` is ``determinize_batch`` on a copy of the records."""
     import meeple_gym as mg

@@ -24,7 +24,7 @@ def test_docs_say_this_is_not_the_published_game():
 
 
 def test_balance_figures_measured_on_these_tables():
-    """Issue 9.10: the per-card figures were measured on the current tables (a table edit
+    """END-A5: the per-card figures were measured on the current tables (a table edit
     changes the digest: re-run benchmarks/endeavor_card_stats.py) and the page shows them."""
     for result in balance_results():
         assert result["tables_digest"] == D.TABLES_DIGEST, (
@@ -36,7 +36,7 @@ def test_balance_figures_measured_on_these_tables():
 
 
 def test_every_card_taken_in_random_and_heuristic_play():
-    """Issue 9.10 (END-A5): no card is dead; every city, empire card and building was held at
+    """END-A5: no card is dead; every city, empire card and building was held at
     the end of some game under random play and under heuristic self-play."""
     sizes = {"city": D.N_CITIES, "empire": D.N_EMPIRE, "building": D.N_BUILDINGS}
     for result in balance_results():

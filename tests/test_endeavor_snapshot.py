@@ -73,7 +73,7 @@ def _planning_after_a_pick(positions):
 
 
 def test_a_chosen_role_missing_from_the_hand_is_refused_while_others_plan(positions):
-    """Issue 10.7 (END-O1, END-O2): a role is picked from the hand and set aside only after the
+    """END-O1, END-O2: a role is picked from the hand and set aside only after the
     round. While a later player picks (plan_role), an earlier player's chosen role must still be
     in their hand; before the fix the snapshot was accepted and the round's end put a 4th role
     in that hand."""
@@ -90,7 +90,7 @@ def test_a_chosen_role_missing_from_the_hand_is_refused_while_others_plan(positi
 
 
 def test_an_illegal_role_pick_is_refused_and_changes_nothing(positions):
-    """Issue 10.7 (END-O1): a role not in hand is never legal in plan_role, in the kernel's mask
+    """END-O1: a role not in hand is never legal in plan_role, in the kernel's mask
     and in a loaded position; the AEC env refuses it and the game stays exactly as it was."""
     import meeple_gym as mg
     from meeple_gym.core.errors import IllegalActionError
@@ -137,7 +137,7 @@ def _goods_after(snap, p, total):
     ],
 )
 def test_int16_sized_counters_are_refused_above_what_the_game_reaches(positions, field, path):
-    """Issue 10.3: 32767 (the int16 maximum, accepted before for goods, pool, lost, score and
+    """32767 (the int16 maximum, accepted before for goods, pool, lost, score and
     strength) and the first value above each bound are refused, naming the field."""
     snap = codec.to_dict(first(positions, _merchant_to_act), 0)
     bound = {
@@ -159,7 +159,7 @@ def test_int16_sized_counters_are_refused_above_what_the_game_reaches(positions,
 
 
 def test_goods_are_bounded_by_the_merchant_actions_so_far(positions):
-    """Issue 10.3 (END-A2, END-O1): before a player's role of round r, at most r - 1 Merchant
+    """END-A2, END-O1: before a player's role of round r, at most r - 1 Merchant
     actions of at most GOODS_PER_ROUND_MAX goods each; once it has begun, r."""
     states = first(positions, _merchant_to_act)
     s = states[0]
@@ -180,7 +180,7 @@ def test_goods_are_bounded_by_the_merchant_actions_so_far(positions):
 
 
 def test_no_accepted_goods_count_overflows_or_goes_stale_on_legal_steps(positions):
-    """Issue 10.3: from snapshots whose players hold the most goods allowed, every legal step
+    """From snapshots whose players hold the most goods allowed, every legal step
     keeps goods non-negative, within MAX_GOODS and loadable again (the bound is kept by play)."""
     rng = np.random.default_rng(11)
     starts = [st for st in positions if _merchant_to_act(st[0])][:4]

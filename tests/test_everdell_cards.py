@@ -1271,7 +1271,7 @@ def test_passed_opponent_receives_nothing():
 
 
 def test_fool_goes_into_a_passed_opponents_city():
-    """EVD-E1 (issue 9.2): a passed player receives nothing into the hand, but a Fool may still
+    """EVD-E1: a passed player receives nothing into the hand, but a Fool may still
     be played into their city when it has room and no Fool."""
     states = new_position()
     states[0]["passed"][1] = 1

@@ -341,7 +341,7 @@ def _mutations(snap, rng):
 
 
 def test_every_accepted_mutation_round_trips_and_plays(positions):
-    """Issue 10.1/10.6: whatever from_dict accepts round-trips (to_dict then from_dict gives
+    """Whatever from_dict accepts round-trips (to_dict then from_dict gives
     the same record) and legal steps from it keep the card count and non-negative counts."""
     rng = np.random.default_rng(11)
     accepted = 0
@@ -434,7 +434,7 @@ def test_finished_scores_are_the_rules_scores(positions):
 
 
 def test_counts_at_their_bound_never_wrap(positions):
-    """Issue 10.3: loaded at the largest accepted counts (int16 used to wrap at 32767 on the
+    """Loaded at the largest accepted counts (int16 used to wrap at 32767 on the
     next point token), whole games of legal steps keep every count and score above them."""
     rng = np.random.default_rng(17)
     for num_players in (1, 2, 3, 4):

@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium env (envs/core/gym_env.py, issue 12 part 2)."""
+"""The single-agent Gymnasium env (envs/core/gym_env.py, docs/gymnasium.md)."""
 
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ def test_options_seat_and_render_pass_through():
 
 @pytest.mark.parametrize("game", ["century", "radlands"])
 def test_rllib_observation_mode_carries_the_mask_in_the_observation(game):
-    # RLlib's action-masking module reads {"observations", "action_mask"} (issue 12 part 4).
+    # RLlib's action-masking module reads {"observations", "action_mask"}.
     register_envs()
     env = gymnasium.make(
         f"meeple_gym/{game.capitalize()}-v0", observation_mode="rllib", illegal_action="lose"

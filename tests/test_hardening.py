@@ -1,5 +1,5 @@
-"""Hostile and careless input at every public entry point (issue #10): read-only buffers, the
-batch save/restore gate, snapshot size limits, argument types, pickling and fork."""
+"""Hostile and careless input at every public entry point: read-only buffers, the batch save/restore
+gate, snapshot size limits, argument types, pickling and fork."""
 
 import json
 import multiprocessing
@@ -47,7 +47,7 @@ def _played_batch(game, size=6, players=2, seed=3, steps=12, **kwargs):
     return batch, words
 
 
-# ---- #10.2 public buffers ------------------------------------------------------------------
+# ---- public buffers ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -152,7 +152,7 @@ def test_restoring_stale_bytes_recomputes_masks():
         batch.step(illegal)
 
 
-# ---- #10.8 snapshot size, depth and message length -------------------------------------------
+# ---- snapshot size, depth and message length -----------------------------------------------------
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -192,7 +192,7 @@ def test_accepted_snapshots_round_trip_through_json(game):
     assert twin.unwrapped.to_dict() == snap
 
 
-# ---- #10.9 argument types: one rule, MeepleError subclasses naming the argument ---------------
+# ---- argument types: one rule, MeepleError subclasses naming the argument ------------------------
 
 
 def test_numpy_ints_are_ints_and_floats_are_not():
@@ -262,7 +262,7 @@ def test_aec_calls_before_reset_and_after_everyone_left():
         env.unwrapped.observe("player_9")
 
 
-# ---- #10.4 pickling ------------------------------------------------------------------------
+# ---- pickling ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -288,7 +288,7 @@ def test_pickled_env_continues_the_same_game(game):
     assert not env.agents and not twin.agents  # both saw the game end
 
 
-# ---- #10.5 fork after a parallel kernel ----------------------------------------------------
+# ---- fork after a parallel kernel ----------------------------------------------------------------
 
 
 def _child_rollout(queue):
@@ -308,7 +308,7 @@ def test_fork_after_a_parallel_kernel():
     assert lengths == parent["length"].tolist()
 
 
-# ---- #10.3 counts bounded by what the game reaches (Century) ----------------------------------
+# ---- counts bounded by what the game reaches (Century) -------------------------------------------
 
 
 def _century_snapshot():
@@ -343,7 +343,7 @@ def test_century_cube_counts_are_bounded_by_the_turns_played():
     assert max(century.MAX_CARAVAN_CUBES, century.MAX_MARKET_CUBES + 1) < np.iinfo(np.int16).max
 
 
-# ---- #10.10 solo Everdell results name Rugwort's seat -------------------------------------------
+# ---- solo Everdell results name Rugwort's seat ---------------------------------------------------
 
 
 def test_solo_everdell_results_have_a_column_for_rugwort():

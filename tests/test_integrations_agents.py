@@ -1,4 +1,4 @@
-"""Any agent in the evaluator (issue 12, section 5): ``play_match`` and ``meeple eval`` take
+"""Any agent in the evaluator (docs/pettingzoo.md, Agents): ``play_match`` and ``meeple eval`` take
 agent objects (``act_batch`` or only ``act``) and ``package.module:Name`` import paths.
 ``tests/integrations_agents.py`` stands in for a user's package."""
 

@@ -1,6 +1,6 @@
-"""Tianshou and TorchRL on the PettingZoo envs with no glue (issue 12, section 4 and its Tests
-line). Both need torch; the tests skip when a library is not installed (``pip install
-".[integrations]"`` brings them)."""
+"""Tianshou and TorchRL on the PettingZoo envs with no glue (docs/pettingzoo.md, Libraries). Both
+need torch; the tests skip when a library is not installed (``pip install ".[integrations]"`` brings
+them)."""
 
 import warnings
 

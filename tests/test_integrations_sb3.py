@@ -1,7 +1,7 @@
-"""Stable-Baselines3 and sb3-contrib on the registered Gymnasium envs with no glue (issue 12,
-sections 2 and Tests): SB3's own env checker passes for every game, and MaskablePPO trains a few
-thousand steps straight from ``gymnasium.make``, finding ``action_masks()`` by itself. Needs
-torch (``pip install torch==2.13.0`` for the CPU build, then ``.[test]``); skipped without it."""
+"""Stable-Baselines3 and sb3-contrib on the registered Gymnasium envs with no glue (docs/sb3.md):
+SB3's own env checker passes for every game, and MaskablePPO trains a few thousand steps straight
+from ``gymnasium.make``, finding ``action_masks()`` by itself. Needs torch (``pip install
+torch==2.13.0`` for the CPU build, then ``.[test]``); skipped without it."""
 
 import warnings
 

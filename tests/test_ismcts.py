@@ -1,5 +1,6 @@
-"""The ISMCTS agent (issue #13, part 2): legal, deterministic, batch- and thread-independent
-choices on every game, its parameters, and its place in matches and the ladder."""
+"""The ISMCTS agent (docs/baselines.md, The search agent): legal, deterministic, batch- and
+thread-independent choices on every game, its parameters, and its place in matches and the
+ladder."""
 
 import numba
 import numpy as np

@@ -1,4 +1,4 @@
-"""The on-disk kernel cache is keyed by the sources and tables a kernel may inline (issue #10.11):
+"""The on-disk kernel cache is keyed by the sources and tables a kernel may inline:
 an edited data table is used on the next start, and an unwritable cache only costs a warning.
 A damaged cache entry is dropped and compiled afresh (meeple_gym.core.compiler.cache)."""
 

@@ -1,4 +1,5 @@
-"""The rating ladder (issue #13, part 3): seeded round-robin, OpenSkill ratings, table, PNG."""
+"""The rating ladder (docs/baselines.md, Ladders): seeded round-robin, OpenSkill ratings, table,
+PNG."""
 
 import json
 

@@ -1,6 +1,6 @@
-"""One import name (issue #12, part 1): the repo's envs/, encoders/ and baselines/ folders are
-installed as meeple_gym, meeple_gym.encoders and meeple_gym.baselines, and nothing named envs,
-encoders or baselines comes from this distribution."""
+"""One import name: the repo's envs/, encoders/ and baselines/ folders are installed as meeple_gym,
+meeple_gym.encoders and meeple_gym.baselines, and nothing named envs, encoders or baselines comes
+from this distribution."""
 
 import subprocess
 import sys

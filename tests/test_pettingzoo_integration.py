@@ -1,4 +1,4 @@
-"""PettingZoo and friends (issue 12, section 4): human rendering, ``illegal_action`` on the AEC
+"""PettingZoo and friends (docs/pettingzoo.md): human rendering, ``illegal_action`` on the AEC
 env, ``parallel_env`` through the turn-based conversion, ``state()``, the flat observation
 option, bool masks, SuperSuit's observation wrappers and pickling. PettingZoo's own checkers
 (``api_test``, ``seed_test``, ``render_test``, ``parallel_api_test``, ``state_test``) run on

@@ -327,7 +327,7 @@ def _parachute_placing_sniper():
     ],
 )
 def test_parachute_step_must_name_a_person_in_hand(aux, words):
-    # issue 10.1a: the aux of a Parachute Base step indexes the card tables and the hand
+    # the aux of a Parachute Base step indexes the card tables and the hand
     snap = codec.to_dict(_parachute_placing_sniper(), 0)
     codec.from_dict(copy.deepcopy(snap))
     snap["vm"]["frames"][-1]["aux"] = aux
@@ -335,7 +335,7 @@ def test_parachute_step_must_name_a_person_in_hand(aux, words):
 
 
 def test_frame_source_must_be_the_card_whose_program_runs():
-    # issue 10.1: "this card" steers self-damage, Juggernaut's move and Construction Yard's
+    # "this card" steers self-damage, Juggernaut's move and Construction Yard's
     # own destruction, so a camp ability must run for that very camp
     snap = codec.to_dict(_parachute_placing_sniper(), 0)
     assert snap["vm"]["frames"][-1]["source_uid"] == 1  # player 0's column 1
@@ -345,7 +345,7 @@ def test_frame_source_must_be_the_card_whose_program_runs():
 
 
 def test_pending_options_are_recomputed_not_trusted():
-    # issue 10.1b: the listed options must be exactly the rules' (RAD-A1 placements here)
+    # the listed options must be exactly the rules' (RAD-A1 placements here)
     states = _parachute_placing_sniper()
     snap = codec.to_dict(states, 0)
     assert snap["pending"]["options"] == [
@@ -375,14 +375,14 @@ def test_pending_options_are_recomputed_not_trusted():
     ],
 )
 def test_counters_are_bounded_by_what_the_game_reaches(board, mutate, words):
-    # issue 10.3: no counter may sit where the next legal step would wrap its integer
+    # no counter may sit where the next legal step would wrap its integer
     snap = codec.to_dict(board, 0)
     mutate(snap)
     H.assert_refused(codec.from_dict, snap, words)
 
 
 def test_null_in_the_deck_tail_is_refused(board):
-    # issue 10.6: from_dict accepted it and to_dict then refused the same state
+    # from_dict once accepted it and to_dict then refused the same state
     snap = codec.to_dict(board, 0)
     assert snap["leftovers"]["deck_tail"], "the board fixture has drawn cards"
     snap["leftovers"]["deck_tail"][0] = None
@@ -402,7 +402,7 @@ def _mutations(value, rng, names):
 
 
 def test_every_accepted_mutation_round_trips(positions):
-    """Issue 10.6 as a property: whatever from_dict accepts, to_dict writes back unchanged,
+    """The round trip as a property: whatever from_dict accepts, to_dict writes back unchanged,
     and the game goes on with legal steps that stay describable."""
     rng = np.random.default_rng(11)
     names = list(D.DECK_TYPE_NAMES) + list(D.CAMP_NAMES)

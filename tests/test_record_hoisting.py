@@ -1,4 +1,4 @@
-"""compiler.passes.HoistRecordArrays (issue 11): a record's nested-array field is read once,
+"""compiler.passes.HoistRecordArrays: a record's nested-array field is read once,
 where the record is defined, instead of at every use. Kernels must compute what plain Python
 computes."""
 

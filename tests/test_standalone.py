@@ -1,5 +1,6 @@
-"""Standalone kernels (issue 11): compiled once, reached by callers through a pointer cell, so
-a caller's machine code does not embed them; results, caching and errors stay as before."""
+"""Standalone kernels (benchmarks/README.md, Compile time): compiled once, reached by callers
+through a pointer cell, so a caller's machine code does not embed them; results, caching and errors
+stay as before."""
 
 import json
 import os
