@@ -1,15 +1,13 @@
-"""Compile-time habits (issue 11): every kernel is compiled once, for widened argument types,
-however many literal values and integer widths its call sites pass."""
+"""Compile-time habits (benchmarks/README.md, Compile time): every kernel is compiled once, for
+widened argument types, however many literal values and integer widths its call sites pass."""
 
-import json
 import os
-import subprocess
-import sys
 
 import numba
 import numpy as np
 import pytest
 from numba.core import types
+from support import run_json
 
 from meeple_gym.core import compiler, jit
 from meeple_gym.core.compiler import dispatch
@@ -125,15 +123,7 @@ def test_a_kernel_called_with_literals_and_narrow_ints_compiles_once():
 )
 def test_every_century_kernel_has_one_specialisation(tmp_path):
     env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=str(tmp_path))
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, "century"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report, _ = run_json(["-c", PROBE, "century"], env)
     assert report["kernels"] > 20
     assert report["duplicates"] == {}
 

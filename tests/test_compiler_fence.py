@@ -5,7 +5,6 @@ fall back to plain numba.njit with one CompilerFallbackWarning, and the games pl
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -14,6 +13,7 @@ import numba
 import numpy as np
 import pytest
 from numba.core import codegen
+from support import run_json
 
 import meeple_gym as mg
 from meeple_gym.core import compiler, jit
@@ -126,15 +126,8 @@ print(json.dumps({"status": compiler.status(), "tag": compiler.cache_tag(), **di
 def test_forced_fallback_warns_once_and_plays_as_the_fast_path(game, tmp_path):
     env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=str(tmp_path))
     env[compiler.PLAIN_NUMBA_ENV] = "1"
-    result = subprocess.run(
-        [sys.executable, "-W", "always", "-c", DIGEST_RUN, game, str(Path(__file__).parent)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    args = ["-W", "always", "-c", DIGEST_RUN, game, str(Path(__file__).parent)]
+    report, result = run_json(args, env)
     assert set(report.pop("status").values()) == {"fallback"}
     assert report.pop("tag") == "plain"
     assert report == DIGESTS[game] == seeded_game(game)

@@ -1,5 +1,5 @@
-"""Rollouts, matches and ladders on Ray (issue 14): the same results as the local run, bit for
-bit, whatever the number of workers, also when a worker dies and its task is retried.
+"""Rollouts, matches and ladders on Ray (docs/distributed.md): the same results as the local run,
+bit for bit, whatever the number of workers, also when a worker dies and its task is retried.
 
 One local Ray instance (2 CPUs) serves the whole module; tests that need no Ray run without it.
 """
@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 import pytest
+from support import local_ray
 
 import meeple_gym as mg
 from meeple_gym import distributed
@@ -24,13 +25,7 @@ GAME = "century"
 
 @pytest.fixture(scope="module")
 def ray():
-    ray = pytest.importorskip("ray")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
-    yield ray
-    if started:
-        ray.shutdown()
+    yield from local_ray()
 
 
 def assert_same_arrays(expected: dict, got: dict):

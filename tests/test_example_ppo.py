@@ -1,15 +1,15 @@
-"""The masked-PPO example (examples/ppo_masked.py, issue 12 section 6) and its loader agent
+"""The masked-PPO example (examples/ppo_masked.py, docs/learning.md) and its loader agent
 (meeple_gym.baselines.torch_agent): a short training run on the Century vector env has finite
 losses, writes a checkpoint that the evaluator and ``meeple eval`` load, replays exactly from
 its seed, and masks illegal actions both when acting and in the update. The full 10-minute
 demo and its figures are in docs/learning.md; here only a few hundred steps run. Needs torch."""
 
-import importlib.util
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import load_script
 
 torch = pytest.importorskip("torch")
 
@@ -26,10 +26,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ppo_masked.py"
 
 @pytest.fixture(scope="module")
 def ppo():
-    spec = importlib.util.spec_from_file_location("ppo_masked", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("ppo_masked", EXAMPLE)
 
 
 def small_run(ppo, tmp_path, seed=3, name="ckpt.pt", game="century"):

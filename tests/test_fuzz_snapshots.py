@@ -1,14 +1,12 @@
-"""Mutated snapshots and corrupted batch records, then legal play, with Numba's bounds checks on
-(issue #10): the engine refuses what it cannot prove safe, and every position reached from what
-it accepted is again a valid one. A small run by default; ``-m slow`` runs many more cases."""
+"""Mutated snapshots and corrupted batch records, then legal play, with Numba's bounds checks on:
+the engine refuses what it cannot prove safe, and every position reached from what it accepted is
+again a valid one. A small run by default; ``-m slow`` runs many more cases."""
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import run_json
 
 SCRIPT = Path(__file__).parent / "tools" / "fuzz_snapshots.py"
 GAMES = ["century", "radlands", "everdell", "endeavor"]
@@ -16,15 +14,7 @@ GAMES = ["century", "radlands", "everdell", "endeavor"]
 
 def _fuzz(game: str, cases: int, seed: int) -> dict:
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1")
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), game, str(cases), str(seed)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=3000,
-    )
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    summary, _ = run_json([str(SCRIPT), game, str(cases), str(seed)], env, timeout=3000)
     assert summary["cases"] == cases
     return summary
 

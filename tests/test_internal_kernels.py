@@ -1,16 +1,15 @@
-"""Compile-time cuts of issue 11 that must not change results: internal kernels (no Python
-entry wrappers), state copies through byte views, the kernels' optimisation level."""
+"""Compile-time cuts (benchmarks/README.md, Compile time) that must not change results: internal
+kernels (no Python entry wrappers), state copies through byte views, the kernels' optimisation
+level."""
 
 import ast
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
+from support import run_json
 
 import meeple_gym as mg
 from meeple_gym.core import compiler, jit
@@ -253,15 +252,8 @@ def heuristic_play(game):
 
 
 def _run(game, part, cache):
-    result = subprocess.run(
-        [sys.executable, "-c", HEURISTIC_RUN, game, part, str(Path(__file__).parent)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, MEEPLE_GYM_CACHE_DIR=str(cache)),
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=str(cache))
+    return run_json(["-c", HEURISTIC_RUN, game, part, str(Path(__file__).parent)], env)[0]
 
 
 @needs_internal

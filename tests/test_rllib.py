@@ -3,7 +3,6 @@ self-play example's config (docs/rllib.md). Needs ``pip install "meeple-gym[rlli
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -13,6 +12,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from support import load_script, local_ray
 
 pytest.importorskip("ray.rllib", reason='RLlib is not installed: pip install "meeple-gym[rllib]"')
 
@@ -42,24 +42,13 @@ TABLE_IDS = [f"{g}-{n}p" for g, n in TABLES]
 
 @pytest.fixture(scope="module")
 def ray_session():
-    ray = pytest.importorskip("ray")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
-    mgr.register_envs()  # a tune registration belongs to the Ray session it was flushed to
-    try:
-        yield ray
-    finally:
-        if started:
-            ray.shutdown()
+    # a tune registration belongs to the Ray session it was flushed to
+    yield from local_ray(on_start=mgr.register_envs)
 
 
 @pytest.fixture(scope="module")
 def selfplay():
-    spec = importlib.util.spec_from_file_location("rllib_selfplay", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("rllib_selfplay", EXAMPLE)
 
 
 def masked_spec(hidden=(16,)):
