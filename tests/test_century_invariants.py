@@ -19,15 +19,22 @@ def _new_game(num_players, seed):
     return states
 
 
+def _face_down_and_up(deck, row, size):
+    """How many copies of each card type lie in a deck's remaining cards and its open row (-1:
+    an empty slot)."""
+    counts = np.zeros(size, np.int64)
+    for t in deck:
+        counts[t] += 1
+    for t in row:
+        if t >= 0:
+            counts[t] += 1
+    return counts
+
+
 def _cards_accounted_for(s):
     """Each market card sits in exactly one place; each point card likewise."""
     n = s["num_players"]
-    places = np.zeros(R.N_TYPES, np.int64)
-    for t in s["merchant_deck"][s["merchant_deck_top"] :]:
-        places[t] += 1
-    for t in s["market"]:
-        if t >= 0:
-            places[t] += 1
+    places = _face_down_and_up(s["merchant_deck"][s["merchant_deck_top"] :], s["market"], R.N_TYPES)
     owned = (s["cards"][:n] != R.NOT_OWNED).sum(axis=0)
     assert np.array_equal(places[DECK_TYPES] + owned[DECK_TYPES], np.ones(DECK_TYPES.size))
     # every player always owns exactly one of each starting type (CSR-S3)
@@ -35,12 +42,7 @@ def _cards_accounted_for(s):
     # market holds its cards left-aligned, empty slots only at the end (CSR-A3)
     filled = s["market"] >= 0
     assert not np.any(~filled[:-1] & filled[1:])
-    points = np.zeros(R.N_POINT, np.int64)
-    for c in s["point_deck"][s["point_deck_top"] :]:
-        points[c] += 1
-    for c in s["point_row"]:
-        if c >= 0:
-            points[c] += 1
+    points = _face_down_and_up(s["point_deck"][s["point_deck_top"] :], s["point_row"], R.N_POINT)
     points += s["point_owner"] >= 0
     assert np.all(points == 1)
     assert s["point_count"][:n].sum() == (s["point_owner"] >= 0).sum()

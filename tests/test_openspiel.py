@@ -341,6 +341,18 @@ def test_information_state_adds_the_decision_count_to_the_observation():
 # ---- OpenSpiel's algorithms ----------------------------------------------------------------
 
 
+def assert_bot_plays_legal_moves(loaded, bot, moves=6):
+    """Up to ``moves`` of the bot's moves from a new game, each one legal."""
+    state = loaded.new_initial_state()
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    assert len(state.history()) > 0
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_mcts_bot_with_random_rollouts_plays(game):
     loaded = _load(game, 2 if game != "everdell" else 1, seed=4)
@@ -348,14 +360,7 @@ def test_mcts_bot_with_random_rollouts_plays(game):
     # Capped play-outs (a capped one scores 0): random play has a long tail of long games.
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng, max_length=200)
     bot = mcts.MCTSBot(loaded, uct_c=2.0, max_simulations=4, evaluator=evaluator, random_state=rng)
-    state = loaded.new_initial_state()
-    for _ in range(6):
-        if state.is_terminal():
-            break
-        action = bot.step(state)
-        assert action in state.legal_actions()
-        state.apply_action(action)
-    assert len(state.history()) > 0
+    assert_bot_plays_legal_moves(loaded, bot)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -366,14 +371,7 @@ def test_ismcts_bot_searches_resampled_worlds(game):
     # No resampler given: the bot calls state.resample_from_infostate and asserts that every
     # sample has the root's information state.
     bot = ismcts.ISMCTSBot(loaded, evaluator, uct_c=2.0, max_simulations=4, random_state=rng)
-    state = loaded.new_initial_state()
-    for _ in range(6):
-        if state.is_terminal():
-            break
-        action = bot.step(state)
-        assert action in state.legal_actions()
-        state.apply_action(action)
-    assert len(state.history()) > 0
+    assert_bot_plays_legal_moves(loaded, bot)
 
 
 @pytest.mark.parametrize("game", ["radlands", "everdell"])
