@@ -155,6 +155,18 @@ def reshuffled(states, rng):
     return other
 
 
+def count_unseen_edits(positions, edit, assert_unseen):
+    """For each position, ``edit`` a copy's record in place (it returns whether it changed
+    anything) and ``assert_unseen(original, copy)``; returns how many copies were edited."""
+    checked = 0
+    for states in positions:
+        other = states.copy()
+        if edit(other[0]):
+            assert_unseen(states, other)
+            checked += 1
+    return checked
+
+
 def assert_name_tables(tables):
     """Each (keys, names, key-to-id dict, count): unique keys and names, ids in key order,
     lower-case identifier keys."""
