@@ -446,9 +446,8 @@ def test_csr_p5_repeats_limited_by_every_input_colour():
 
 def test_csr_a1_cubes_go_left_and_cubes_on_the_card_come_along():
     """CSR-A1."""
-    states = new_game(2, seed=10)
+    states, p = opening(2, 10)
     s = states[0]
-    p = int(s["current_player"])
     before = list(s["market"])
     target = before[3]
     s["market_cubes"][3] = cubes("RBB")  # left there by earlier buyers
@@ -477,9 +476,8 @@ def test_csr_a1_a2_slot_k_needs_k_cubes():
 
 def test_csr_a2_leftmost_card_is_free():
     """CSR-A2."""
-    states = new_game(2, seed=11)
+    states, p = opening(2, 11)
     s = states[0]
-    p = int(s["current_player"])
     target = int(s["market"][0])
     set_caravan(states, p, "")
     s["market_cubes"][0] = cubes("G")
@@ -491,9 +489,8 @@ def test_csr_a2_leftmost_card_is_free():
 
 def test_csr_a3_cards_slide_with_their_cubes_and_the_last_slot_refills():
     """CSR-A3."""
-    states = new_game(2, seed=12)
+    states, p = opening(2, 12)
     s = states[0]
-    p = int(s["current_player"])
     before = list(s["market"])
     top = int(s["merchant_deck_top"])
     next_card = int(s["merchant_deck"][top])
@@ -512,9 +509,8 @@ def test_csr_a3_cards_slide_with_their_cubes_and_the_last_slot_refills():
 
 
 def test_csr_a3_slot_stays_empty_when_the_deck_is_out():
-    states = new_game(2, seed=12)
+    states, p = opening(2, 12)
     s = states[0]
-    p = int(s["current_player"])
     s["merchant_deck_top"] = N_DECK
     before = list(s["market"])
     set_caravan(states, p, "YYYYYY")
@@ -534,9 +530,8 @@ def test_csr_a3_slot_stays_empty_when_the_deck_is_out():
 
 def test_csr_r1_rest_returns_every_played_card():
     """CSR-R1."""
-    states = new_game(2, seed=13)
+    states, p = opening(2, 13)
     s = states[0]
-    p = int(s["current_player"])
     played = [U2, PLUS_YY, YY_TO_G]
     for t in played:
         s["cards"][p, t] = PLAYED
@@ -561,9 +556,8 @@ def test_csr_r1_rest_needs_a_played_card():
 @pytest.mark.parametrize("card", range(N_POINT))
 def test_csr_c1_claim_needs_the_exact_cubes(card):
     """CSR-C1."""
-    states = new_game(2, seed=14)
+    states, p = opening(2, 14)
     s = states[0]
-    p = int(s["current_player"])
     s["point_row"][0] = card
     cost = POINT_COST[card]
     # One cube short of a colour, even with a more valuable cube instead, is not enough.
@@ -582,9 +576,8 @@ def test_csr_c1_claim_needs_the_exact_cubes(card):
 
 def test_csr_c2_point_row_slides_and_refills():
     """CSR-C2."""
-    states = new_game(2, seed=15)
+    states, p = opening(2, 15)
     s = states[0]
-    p = int(s["current_player"])
     row = list(s["point_row"])
     top = int(s["point_deck_top"])
     claim_slot(states, p, 1)
@@ -633,10 +626,8 @@ def test_csr_c3_silver_moves_to_first_slot_when_gold_runs_out():
 
 def test_csr_k1_over_ten_at_end_of_turn_player_returns_chosen_colours():
     """CSR-K1."""
-    states = new_game(2, seed=17)
+    states, p = opening(2, 17, "YYYYYYYYGB")
     s = states[0]
-    p = int(s["current_player"])
-    set_caravan(states, p, "YYYYYYYYGB")
     s["cards"][p, PLUS_YYY] = IN_HAND
     act(states, A_PLAY + PLUS_YYY)  # 13 cubes
     assert s["phase"] == PHASE_DISCARD and s["current_player"] == p
@@ -650,20 +641,16 @@ def test_csr_k1_over_ten_at_end_of_turn_player_returns_chosen_colours():
 
 
 def test_csr_k1_exactly_ten_keeps_everything():
-    states = new_game(2, seed=17)
+    states, p = opening(2, 17, "YYYYYYRG")
     s = states[0]
-    p = int(s["current_player"])
-    set_caravan(states, p, "YYYYYYRG")
     act(states, A_PLAY + PLUS_YY)
     assert caravan(states, p) == cubes("YYYYYYYYRG")
     assert s["current_player"] == 1 - p and s["phase"] == PHASE_MAIN
 
 
 def test_csr_k1_only_the_player_whose_turn_ends_returns_cubes():
-    states = new_game(2, seed=17)
+    states, p = opening(2, 17, "")
     s = states[0]
-    p = int(s["current_player"])
-    set_caravan(states, p, "")
     set_caravan(states, 1 - p, "Y" * 12)
     act(states, A_PLAY + PLUS_YY)
     assert s["current_player"] == 1 - p and s["phase"] == PHASE_MAIN
@@ -672,9 +659,8 @@ def test_csr_k1_only_the_player_whose_turn_ends_returns_cubes():
 
 def test_csr_k2_supply_is_unlimited():
     """CSR-K2."""
-    states = new_game(3, seed=18)
+    states, p = opening(3, 18)
     s = states[0]
-    p = int(s["current_player"])
     for other in range(3):
         if other != p:
             s["caravan"][other] = 1000  # far more of every colour than any real box holds
@@ -811,10 +797,8 @@ def test_csr_e4_step_cap_truncates_with_zero_rewards():
 
 
 def test_csr_e4_sub_decisions_count_as_steps():
-    states = new_game(2, seed=23)
+    states, p = opening(2, 23, "YY")
     s = states[0]
-    p = int(s["current_player"])
-    set_caravan(states, p, "YY")
     act(states, A_PLAY + U2)
     act(states, A_UPGRADE + Y)
     assert s["step_count"] == 2
