@@ -1125,17 +1125,21 @@ def test_event_wee_run_city():
     assert place_basic("basic_3_twig") in legal(states)  # usable again this season
 
 
-def test_event_evening_of_fireworks():
-    """An Evening of Fireworks: park up to 3 twigs, 2 points each (max 6)."""
-    key = "an_evening_of_fireworks"
+@pytest.mark.parametrize(
+    "key,resource", [("an_evening_of_fireworks", "twig"), ("performer_in_residence", "berry")]
+)
+def test_event_parks_up_to_three_for_two_points_each(key, resource):
+    """An Evening of Fireworks (twigs) and Performer in Residence (berries): park up to 3 of
+    the resource, 2 points each (max 6)."""
     states = event_game(key)
     build(states, 0, *SPECIAL_NEEDS[key])
-    set_resources(states, 0, twig=5)
+    set_resources(states, 0, **{resource: 5})
     turn_to(states, 0)
     act(states, place_event(states, key))
     assert legal(states) == {number(n) for n in range(4)}
     act(states, number(3))
-    assert resources(states, 0)[TWIG] == 2 and event_points(states, 0, key) == 6
+    index = {"twig": TWIG, "berry": BERRY}[resource]
+    assert resources(states, 0)[index] == 2 and event_points(states, 0, key) == 6
 
 
 def test_event_ancient_scrolls_discovered():
@@ -1276,19 +1280,6 @@ def test_event_path_of_the_pilgrims():
     turn_to(states, 0)
     assert free_workers(states, 0) == 1
     assert place_city(states, 0, 0, monastery) not in legal(states)  # both spots taken
-
-
-def test_event_performer_in_residence():
-    """Performer in Residence: park up to 3 berries, 2 points each (max 6)."""
-    key = "performer_in_residence"
-    states = event_game(key)
-    build(states, 0, *SPECIAL_NEEDS[key])
-    set_resources(states, 0, berry=5)
-    turn_to(states, 0)
-    act(states, place_event(states, key))
-    assert legal(states) == {number(n) for n in range(4)}
-    act(states, number(3))
-    assert resources(states, 0)[BERRY] == 2 and event_points(states, 0, key) == 6
 
 
 def test_event_pristine_chapel_ceiling():
