@@ -554,7 +554,7 @@ def _column_worth(b, c, people_only):
     return v
 
 
-# Standalone: seven call sites in kernels that are each compiled on their own (issue 11).
+# Standalone: seven call sites in kernels that are each compiled on their own.
 @standalone_kernel(
     record_arg(BOARD_DTYPE),
     types.int64,

@@ -12,7 +12,7 @@ above it would decide games.
 by the deal), a check that the skew seen under random play is not an artefact of its tiny
 scores.
 
-Every card must be taken under both policies (issue 9.10: a card nobody can take is dead); the
+Every card must be taken under both policies (END-A5: a card nobody can take is dead); the
 run lists those held in no game, and the JSON records them with the tables' digest
 (``data.TABLES_DIGEST``), so tests/test_endeavor_docs.py sees figures measured on old tables.
 """

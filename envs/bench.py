@@ -56,7 +56,7 @@ TARGETS = {
     "everdell": {"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
     "endeavor": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 }
-# Issue 12: the vector env keeps at least half of BatchEnv's steps/s (every game).
+# The vector env keeps at least half of BatchEnv's steps/s (every game).
 VECTOR_ENV_MIN_RATIO = 0.5
 # game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
 # players). The class has legal_actions(), step(action) and is_over.

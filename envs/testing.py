@@ -1,4 +1,4 @@
-"""A conformance suite for any registered game: ``check_game(name)`` (issue 26).
+"""A conformance suite for any registered game: ``check_game(name)`` (docs/testing.md).
 
 >>> from meeple_gym.testing import check_game
 >>> report = check_game("century")                  # every player count, about a minute

@@ -1,5 +1,5 @@
-"""The shipped conformance suite, ``meeple_gym.testing.check_game`` (issue 26): every game and
-player count passes its quick profile, and deliberately broken copies of a game fail the check
+"""The shipped conformance suite, ``meeple_gym.testing.check_game`` (docs/testing.md): every game
+and player count passes its quick profile, and deliberately broken copies of a game fail the check
 that is meant to catch them."""
 
 import dataclasses

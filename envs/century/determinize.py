@@ -1,4 +1,4 @@
-"""Century's determinization (issue 13; the contract is in envs/core/game.py).
+"""Century's determinization (docs/century.md; the contract is in envs/core/game.py).
 
 Caravans, hands, played piles, coins, the market and the point row are public in Century
 (encoders/century.py), so no seat holds a secret: the only hidden information is the order of

@@ -26,7 +26,7 @@ kernels as the batched env.
   action, or a step once every agent has left, raises ``GameOverError``.
 - ``to_dict()``/``from_dict()`` save and restore any position (JSON-safe, exact, RNG
   included); ``clone()`` copies the env for search; ``determinize(player, seed)`` returns a
-  clone whose hidden information is resampled for ``player`` (issue 13).
+  clone whose hidden information is resampled for ``player``.
 - Threads: every public method holds the env's lock (``meeple_gym.core.locking``), so calls
   from several threads run one after the other. ``state_array`` (the live record) is not
   covered: hold ``env.unwrapped.lock`` to read it and step as one unit.

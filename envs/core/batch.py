@@ -328,8 +328,8 @@ class BatchEnv:
     @locked
     def determinize(self, players, seed) -> np.ndarray:
         """A fresh copy of every game's record, row ``i`` determinized for seat ``players[i]``
-        (issue 13): what that seat may not know (deck orders, opposing hands, hidden picks, the
-        RNG word) is resampled uniformly among the arrangements consistent with what it knows,
+        (docs/<game>.md): what that seat may not know (deck orders, opposing hands, hidden picks,
+        the RNG word) is resampled uniformly among the arrangements consistent with what it knows,
         from RNG key ``derive_key(seed, i, STREAM_DETERMINIZE)``, so the result depends only on
         (seed, row), never on the thread count. The batch itself is not changed; the copy can go
         to ``set_states`` or to the game's kernels."""

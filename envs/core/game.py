@@ -27,7 +27,7 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
   the plain batch step. ``seats[i] = ALL_SEATS_RANDOM`` (meeple_gym.core.sampling) plays
   every seat at random until game ``i`` ends and leaves the finished game in place: the
   in-kernel random rollout (``meeple_gym.core.batch.play_random_games``) is this, so each
-  game's interpreter is compiled into one parallel kernel, not two (issue 11).
+  game's interpreter is compiled into one parallel kernel, not two.
   The four games build ``reset_batch``, ``legal_masks_batch`` and ``step_batch`` from their
   own kernels with ``meeple_gym.core.stepping.batch_kernels``: one copy of each loop.
 - ``encode_into(states, g, player, out)`` and ``encode_batch(states, players, out)``: the
@@ -36,7 +36,7 @@ Kernel signatures (all Numba dispatchers, ``g`` is a game index in ``states``):
 Python helpers: ``action_to_string(states, g, action)``, ``render(states, g)``,
 ``to_dict(states, g)`` and ``from_dict(snapshot) -> states`` (a batch of one).
 
-Determinization (optional, issue 13). A game may provide ``envs/<game>/determinize.py`` and
+Determinization (optional). A game may provide ``envs/<game>/determinize.py`` and
 pass it as ``GameSpec.from_modules(..., determinize=module)``, which fills the spec's
 ``determinize_into`` and ``determinize_batch`` (both None for a game without one):
 

@@ -1,4 +1,4 @@
-"""A single-agent Gymnasium env over any meeple-gym game (issue 12, part 2).
+"""A single-agent Gymnasium env over any meeple-gym game (docs/gymnasium.md).
 
 >>> from meeple_gym.core.gym_env import SingleAgentEnv
 >>> env = SingleAgentEnv("century", num_players=2, opponent="heuristic")

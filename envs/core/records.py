@@ -2,8 +2,8 @@
 
 Numba lowers ``dst[i] = src[j]`` on records as one load and one store per byte of the record,
 unrolled: a Radlands state copy is about 1,700 LLVM instructions, and it made the batch step
-one of the slowest kernels to compile (issue 11). Copying through ``uint8`` views is a loop
-that LLVM turns into a single ``memcpy``.
+one of the slowest kernels to compile (benchmarks/README.md, Compile time). Copying through
+``uint8`` views is a loop that LLVM turns into a single ``memcpy``.
 
 ``dst[:] = src`` with an array on the right has Numba check the shapes and build the error
 message with string formatting, which links Numba's unicode code into every kernel that reaches

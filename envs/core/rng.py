@@ -21,7 +21,7 @@ MIX2 = 0x94D049BB133111EB
 # Stream ids used in derive_key: chance events of a game vs the random policy of a rollout.
 STREAM_GAME = 0
 STREAM_POLICY = 1
-# Determinization (issue 13): row i of a seed resamples from derive_key(seed, i, this). Far above
+# Determinization: row i of a seed resamples from derive_key(seed, i, this). Far above
 # the game streams (2 * episode) and the vector env's seat streams, so it never meets them.
 STREAM_DETERMINIZE = 0x44455445524D
 

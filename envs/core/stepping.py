@@ -127,7 +127,7 @@ def step_batch(
     unless it has an opponent to play. The opponent draws with ``words[i]`` (advanced in
     place) and the learner sits in ``next_seats[i]`` after an end; see envs/core/game.py.
     ``seats[i] == ALL_SEATS_RANDOM`` plays every seat at random until the game ends and keeps
-    the finished game in place (the random rollout: one kernel serves both, issue 11).
+    the finished game in place (the random rollout: one kernel serves both).
     """
     for i in prange(states.shape[0]):
         _step_game(

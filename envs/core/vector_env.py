@@ -1,4 +1,4 @@
-"""A Gymnasium vector env over the batched Numba kernels (issue 12, part 3).
+"""A Gymnasium vector env over the batched Numba kernels (docs/gymnasium.md, Vector env).
 
 >>> import gymnasium, meeple_gym
 >>> envs = gymnasium.make_vec("meeple_gym/Century-v0", num_envs=1024,

@@ -1,4 +1,4 @@
-"""Endeavor's determinization (issue 13; the contract is in envs/core/game.py).
+"""Endeavor's determinization (docs/endeavor.md; the contract is in envs/core/game.py).
 
 What seat ``player`` cannot see (encoders/endeavor.py) and is resampled here, uniformly among
 the arrangements consistent with what it sees:

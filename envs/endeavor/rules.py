@@ -32,7 +32,7 @@ B_MARKET = D.BUILDING_MARKET
 ROUND_LIMIT = D.ROUND_LIMIT
 UPGRADE_COST = D.UPGRADE_COST
 MAX_TOKENS = 40  # largest token count a player can put on a role (18 + every extra_tokens card)
-# Bounds of the int16 counters (issue 10.3): snapshots refuse more, so no legal step can wrap.
+# Bounds of the int16 counters: snapshots refuse more, so no legal step can wrap.
 # Strength: every token on the role plus one per role-bonus card on the board (END-O4, END-B1).
 MAX_STRENGTH = MAX_TOKENS + BOARD
 # Goods one Merchant action can add (END-A2, END-B2): the home port's good, 2 from each marker

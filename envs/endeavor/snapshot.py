@@ -753,7 +753,7 @@ def _merchant_goods_left(s, p: int) -> int:
 
 
 def _check_goods(s, n: int):
-    """Issue 10.3 (END-A2, END-O1): goods come only from one's own Merchant action, at most
+    """END-A2, END-O1: goods come only from one's own Merchant action, at most
     rules.GOODS_PER_ROUND_MAX a round, so a player holds at most that many per round whose role
     has begun, less what a Merchant action under way may still add. Every legal step keeps this
     bound, and goods (int16) stay at most rules.MAX_GOODS."""

@@ -1,4 +1,4 @@
-"""Everdell determinization (issue 13): a full state consistent with what one seat knows.
+"""Everdell determinization (docs/everdell.md): a full state consistent with what one seat knows.
 
 ``determinize_into(states, g, player, key)`` resamples in place, uniformly, everything in
 game ``g`` that ``player`` may not know, and keeps the rest:

@@ -973,7 +973,7 @@ def _all_deployed(s, p):
     return _free_worker(s, p) < 0
 
 
-# Standalone: the turn menu is asked for by _advance, init_game and rederive_pending (issue 11).
+# Standalone: the turn menu is asked for by _advance, init_game and rederive_pending.
 @standalone_kernel(record_arg(STATE_DTYPE), types.int64)
 def _turn_mask(s, p):
     """EVD-T1: place a worker, play a card, prepare for season, or pass (autumn, EVD-E1)."""
@@ -1792,7 +1792,7 @@ def _visit(s, f, p, t, o, k, a):
     return GO
 
 
-# Standalone: a card's effects are most of the task interpreter _run_top (issue 11).
+# Standalone: a card's effects are most of the task interpreter _run_top.
 @standalone_kernel(record_arg(STATE_DTYPE), types.int64, returns=types.boolean)
 def _run_card(s, f):
     p = s.fr_actor[f]
@@ -2532,7 +2532,7 @@ def _end_turn(s):
     return False
 
 
-# Standalone: the task interpreter, called by _advance and rederive_pending (issue 11).
+# Standalone: the task interpreter, called by _advance and rederive_pending.
 @standalone_kernel(record_arg(STATE_DTYPE), returns=types.boolean)
 def _run_top(s):
     f = s.depth - 1

@@ -1,4 +1,4 @@
-"""Radlands determinization (issue 13): a full state consistent with what one seat knows.
+"""Radlands determinization (docs/radlands.md): a full state consistent with what one seat knows.
 
 ``determinize_into(states, g, player, key)`` resamples in place, uniformly, everything in
 game ``g`` that ``player`` may not know (RAD-G4, RAD-K3, RAD-S3), and keeps the rest:

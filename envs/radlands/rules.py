@@ -2068,7 +2068,7 @@ assert (OP_KERNEL[: len(OP)] >= 0).all(), "every table op needs a kernel"
 
 
 # Standalone: the interpreter's op dispatch is most of Radlands' code, and _run, _begin_turn and
-# _end_turn each used to embed a copy of it (issue 11).
+# _end_turn each used to embed a copy of it (benchmarks/README.md, Compile time).
 @standalone_kernel(record_arg(STATE_DTYPE), types.int64, types.int64, returns=types.int64)
 def _exec(s, d, action):
     """Run (or resume with ``action``) the op at the top frame ``d``: WAIT, DONE or CONTINUE."""

@@ -61,7 +61,7 @@ TECHNIQUES = {
 }
 
 # LLVM optimisation level of the project's kernels, unless NUMBA_OPT sets one: Numba's default,
-# 3, compiled slower here and ran no faster (benchmarks/README.md, issue 11). Applied by the
+# 3, compiled slower here and ran no faster (benchmarks/README.md, Compile time). Applied by the
 # dispatcher (dispatch.py).
 KERNEL_OPT_LEVEL = os.environ.get("NUMBA_OPT", "2")
 

@@ -4,7 +4,7 @@ Numba compiles a separate copy of a called kernel for every literal argument val
 integer width its call sites pass (a player read from an int8 field, a constant, a prange
 index typed uint64). Radlands compiled 339 function copies for 143 functions. Kernels here are
 compiled for widened argument types instead (``KernelDispatcher``), which halved that count and
-cut Radlands' cold compile CPU time by about 40% (benchmarks/README.md, issue 11);
+cut Radlands' cold compile CPU time by about 40% (benchmarks/README.md, Compile time);
 tests/test_compile.py checks that every kernel has one signature.
 
 A kernel called both with and without one of its default arguments would be compiled twice
@@ -13,7 +13,7 @@ values, so both calls share one copy (tests/test_compile.py).
 
 Every compile goes through ``KernelDispatcher.compile``, which also holds the other
 techniques' compile-time hooks: the LLVM optimisation level (``-O2``, Numba's default is
-``-O3``, unless ``NUMBA_OPT`` is set; figures: benchmarks/README.md, issue 11), the compile
+``-O3``, unless ``NUMBA_OPT`` is set; figures: benchmarks/README.md, Compile time), the compile
 session (session.py) and the filling of standalone kernels' cells (standalone.py).
 
 Relies on (``check``): ``CPUDispatcher.compile``/``get_call_template`` and a dispatcher's

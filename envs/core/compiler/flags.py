@@ -3,7 +3,7 @@
 Type inference looks up each overload in a cache keyed by the compile flags, whose hash and
 comparison build a dict of all Numba's options every time (286,000 times in one Everdell
 compile, 7% of its profile). Kernels compile with ``QuickFlags``, which give the same hash and
-the same answers without that (tests/test_compile_overheads.py; benchmarks/README.md, issue 11).
+the same answers without that (tests/test_compile_overheads.py; benchmarks/README.md, Compile time).
 
 Relies on (``check``): ``Flags.options`` and ``_values``, ``TargetConfig.__eq__``,
 ``_FunctionCompiler._customize_flags`` as a dispatcher's compiler; and checks that a

@@ -8,7 +8,7 @@ compiled with the wrappers on first use. An internal kernel's code library is al
 (``LinkOnlyLibrary``): Numba would emit machine code for it, though only the kernels that link
 its module ever run that code, and they emit their own. Its Numba environment pointer is never
 set, so an internal kernel may not print or raise an exception built from runtime values
-(tests/test_internal_kernels.py checks). Figures: benchmarks/README.md, issue 11.
+(tests/test_internal_kernels.py checks). Figures: benchmarks/README.md, Compile time.
 
 Fragments. An internal kernel's module is optimised on its own, with every kernel it calls
 linked in, and again inside each kernel that links it. That is cheap for a helper, but not for

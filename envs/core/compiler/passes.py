@@ -17,7 +17,7 @@ Record views. ``KernelLower`` emits no incref or decref for a record's nested-ar
 builds it with no memory info, so both do nothing at run time; each unpacked the whole array
 structure): Everdell's LLVM IR before optimisation went from 207,000 to 190,000 instructions.
 Dels, record views and quick flags (flags.py) together: Everdell -17% and -8%, Radlands -8%
-and -2% in two side-by-side pairs (benchmarks/README.md, issue 11;
+and -2% in two side-by-side pairs (benchmarks/README.md, Compile time;
 tests/test_compile_overheads.py).
 
 Relies on (``check``): ``DefaultPassBuilder.define_nopython_pipeline`` and its pass manager

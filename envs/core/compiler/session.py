@@ -10,7 +10,7 @@ every call site, once while typing and once more while lowering, trying each can
 template: 16,000 resolutions for 1,000 distinct calls in Everdell, 4.5 s; each distinct call
 is now resolved once. The machine code is the same (its LLVM IR differs only in the counters
 and addresses Numba puts in names). Both: Everdell -20%, Radlands -22% (benchmarks/README.md,
-issue 11; tests/test_compile_overheads.py).
+Compile time; tests/test_compile_overheads.py).
 
 Relies on (``check``): ``types.BaseFunction.get_call_type`` defined on that class, with the
 signature (self, context, args, kws). Fallback: Numba's collections and resolutions.

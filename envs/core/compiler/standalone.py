@@ -10,7 +10,7 @@ The stub's machine code holds the symbol, not the kernel, so it caches; the cell
 the stub is typed or, for a kernel loaded from the cache, from the cells its code reads
 (``fill_cells``). The call uses Numba's calling convention, so exceptions propagate. Each game
 declares its interpreter entries, encoder, heuristic and determinizer standalone
-(benchmarks/README.md, issue 11; tests/test_standalone.py). Inlining at the Numba IR level was
+(benchmarks/README.md, Compile time; tests/test_standalone.py). Inlining at the Numba IR level was
 tried instead and was slower: Numba deep-copies the IR it inlines.
 
 Relies on (``check``): ``llvmlite.binding.add_symbol``; ``numba.extending.intrinsic``; the CPU
