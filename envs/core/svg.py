@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
@@ -31,6 +32,11 @@ MUTED = "#6b6b6b"
 FACE_DOWN = "#4a5568"
 HIGHLIGHT = "#d97706"
 MIN_RGB_WIDTH = 600  # rgb_array images are at least this wide (issue contract for viewers)
+
+
+# Attribute values repeat (a few colours, one font): quoting each once keeps drawing a state
+# well under the 20 ms budget.
+_attr = lru_cache(maxsize=1024)(quoteattr)
 
 
 def _num(value: float) -> str:
@@ -55,23 +61,23 @@ class Canvas:
         attrs = f'x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}"'
         if rx:
             attrs += f' rx="{_num(rx)}"'
-        attrs += f" fill={quoteattr(fill)}"
+        attrs += f" fill={_attr(fill)}"
         if stroke:
-            attrs += f' stroke={quoteattr(stroke)} stroke-width="{_num(stroke_width)}"'
+            attrs += f' stroke={_attr(stroke)} stroke-width="{_num(stroke_width)}"'
         if dash:
             attrs += f' stroke-dasharray="{dash}"'
         self._parts.append(f"<rect {attrs}/>")
 
     def circle(self, cx, cy, r, fill, stroke=None, stroke_width=1):
-        attrs = f'cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(r)}" fill={quoteattr(fill)}'
+        attrs = f'cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(r)}" fill={_attr(fill)}'
         if stroke:
-            attrs += f' stroke={quoteattr(stroke)} stroke-width="{_num(stroke_width)}"'
+            attrs += f' stroke={_attr(stroke)} stroke-width="{_num(stroke_width)}"'
         self._parts.append(f"<circle {attrs}/>")
 
     def line(self, x1, y1, x2, y2, stroke=INK, width=1):
         self._parts.append(
             f'<line x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" '
-            f'stroke={quoteattr(stroke)} stroke-width="{_num(width)}"/>'
+            f'stroke={_attr(stroke)} stroke-width="{_num(width)}"/>'
         )
 
     def text(self, x, y, value, size=12, fill=INK, anchor="start", bold=False, italic=False):
@@ -79,8 +85,8 @@ class Canvas:
         style = ' font-weight="bold"' if bold else ""
         style += ' font-style="italic"' if italic else ""
         self._parts.append(
-            f'<text x="{_num(x)}" y="{_num(y)}" font-family={quoteattr(FONT)} '
-            f'font-size="{_num(size)}" fill={quoteattr(fill)} text-anchor="{anchor}"{style}>'
+            f'<text x="{_num(x)}" y="{_num(y)}" font-family={_attr(FONT)} '
+            f'font-size="{_num(size)}" fill={_attr(fill)} text-anchor="{anchor}"{style}>'
             f"{escape(str(value))}</text>"
         )
 
