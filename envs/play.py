@@ -308,6 +308,7 @@ def serve(game, vs, seat=0, num_players=None, seed=None, port=0, open_browser=Tr
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>@TITLE@</title>
+<link rel="icon" href="data:,">
 <style>
 body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:12px;background:#faf7f0;color:#222}
 #top{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}

@@ -284,6 +284,7 @@ def write_replay(path, recording: Recording, viewer: int | None = None) -> None:
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>@TITLE@</title>
+<link rel="icon" href="data:,">
 <style>
 body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:12px;background:#faf7f0;color:#222}
 #top{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
