@@ -60,11 +60,20 @@ def test_frames_are_stored_once_and_rebuilt_in_order():
 
 
 def test_a_300_step_game_stays_under_2_mb():
-    # Everdell random games run to several hundred steps.
-    recording = record_game("everdell", 2, agents=["random"], seed=0)
+    # Random Century games with 3 players run to several hundred steps.
+    recording = record_game("century", 3, agents=["random"], seed=0)
     assert recording.num_steps >= 300
     size = len(replay_html(recording).encode())
     assert size < 2_000_000, f"{recording.num_steps} steps: {size:,} bytes"
+
+
+@pytest.mark.parametrize("game", ["radlands", "everdell", "endeavor"])
+def test_every_game_stays_under_2_mb_per_300_steps(game):
+    # Their random games are shorter; the page grows with the steps, so scale to 300.
+    recording = record_game(game, 4 if game == "endeavor" else 2, agents=["random"], seed=1)
+    size = len(replay_html(recording).encode())
+    per_300 = size * 300 / min(300, recording.num_steps)
+    assert per_300 < 2_000_000, f"{recording.num_steps} steps: {size:,} bytes"
 
 
 def test_a_trajectory_file_is_rebuilt_into_the_game_it_recorded(tmp_path):
