@@ -1,4 +1,5 @@
-"""The ``meeple`` command: ``arena``, ``eval``, ``ladder``, ``rollout``, ``bench`` and ``warmup``.
+"""The ``meeple`` command: ``arena``, ``eval``, ``ladder``, ``rollout``, ``bench``, ``warmup``,
+``check``, ``replay`` and ``play`` (the last two in ``meeple_gym.cli_views``).
 
     meeple arena [--games N] [--seed S] [--json]
     meeple warmup [--game G ...] [--workers N] [--json]
@@ -6,6 +7,9 @@
     meeple eval --game century --players 2 --agents heuristic random --games 1000 --seed 0
     meeple rollout --game century --players 2 --games 100000 [--out FILE.npz]
     meeple bench --game century [--quick] [--json] [--out FILE]
+    meeple check century [--players 2 3] [--quick] [--json]
+    meeple replay --game century --agents heuristic random --seed 3 --out game.html
+    meeple play --game radlands --vs heuristic [--seat 1] [--port 8000] [--no-browser]
 
 ``eval``, ``ladder`` and ``rollout`` take ``--backend ray [--address ADDR] [--workers N]`` to
 spread the games over Ray workers, with the same results as ``--backend local``
@@ -545,6 +549,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ck.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ck.set_defaults(func=cmd_check)
+
+    from meeple_gym import cli_views
+
+    cli_views.add_view_commands(sub, game_help, sys.modules[__name__])
     return parser
 
 

@@ -620,6 +620,11 @@ def render(states: np.ndarray, g: int, color: bool = False) -> str:
         f"Century: Spice Road - {n} players, turn {int(s['turn_count'])}, "
         f"step {int(s['step_count'])}, phase {R.PHASE_NAMES[phase]}"
     ]
+    # The cube legend: counts below read "3Y" for three yellow cubes.
+    legend = [f"{L}={name}" for L, name in zip(D.COLOUR_LETTERS, D.COLOURS, strict=True)]
+    if color:
+        legend = [f"{_ANSI[part[0]]}{part}{_RESET}" for part in legend]
+    lines.append(f"Cubes: {' '.join(legend)} (3Y = three yellow cubes)")
     if s["terminated"]:
         lines.append(f"Game over: player {int(s['winner'])} wins")
     elif s["truncated"]:

@@ -1462,6 +1462,13 @@ def _frame_text(s, f: int) -> str:
     return f"{name} (player {int(s['fr_actor'][f])}, stage {int(s['fr_stage'][f])})"
 
 
+def current_scores(states: np.ndarray, g: int) -> list[int]:
+    """Each seat's points if the game ended now (``rules.score_of``; Rugwort's in solo seat 1):
+    every part of it is public (cities, tokens, events, Journey workers, resources)."""
+    record = states[g : g + 1].copy().view(np.recarray)[0]  # kernels want attribute access
+    return [int(R.score_of(record, p)) for p in range(seats_for(int(record["num_players"])))]
+
+
 def render(states: np.ndarray, g: int) -> str:
     """A compact multi-line board of game ``g`` (everything, hidden cards included)."""
     s = states[g]
@@ -1486,7 +1493,8 @@ def render(states: np.ndarray, g: int) -> str:
         lines.append(
             f"To decide: player {int(s['current_player'])} ({kind}, {legal} legal action(s))"
         )
-    lines.append("Forest: " + " | ".join(_location_name(x) for x in s["forest"] if x >= 0))
+    # Forest names begin with "Forest: " already: a row heading would say it twice.
+    lines.append(" | ".join(_location_name(x) for x in s["forest"] if x >= 0))
     events = []
     for e in list(D.BASIC_EVENTS) + [int(x) for x in s["specials"]]:
         owner = int(s["event_owner"][e])
@@ -1506,13 +1514,13 @@ def render(states: np.ndarray, g: int) -> str:
         f"revealed: {revealed}"
     )
     scored = bool(s["terminated"] or s["truncated"])
+    points = current_scores(states, g)
     for p in range(n):
         mark = ">" if p == int(s["current_player"]) else " "
         tags = [SEASONS[int(s["season"][p])]]
         if s["passed"][p]:
             tags.append("passed")
-        if scored:
-            tags.append(f"score {int(s['score'][p])}")
+        tags.append(f"score {int(s['score'][p])}" if scored else f"{points[p]} points so far")
         lines.append(
             f"{mark} player {p} ({', '.join(tags)}): {_res_text(s['resources'][p])}, "
             f"{int(s['tokens'][p])} tokens"
@@ -1532,7 +1540,9 @@ def render(states: np.ndarray, g: int) -> str:
             spots.append(_location_name(s["forest"][int(s["rug_forest"])]))
         if s["rug_journey"] >= 0:
             spots.append(_location_name(s["rug_journey"]))
-        score = f", score {int(s['score'][R.RUGWORT])}" if scored else ""
+        score = (
+            f", score {int(s['score'][R.RUGWORT])}" if scored else f", {points[1]} points so far"
+        )
         lines.append(
             f"  Rugwort (year {int(s['rug_year'])}{score}): {int(s['tokens'][R.RUGWORT])} "
             f"tokens, city: {_counts_text(s['rug_city'])}"
@@ -1544,4 +1554,4 @@ def render(states: np.ndarray, g: int) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["action_to_string", "from_dict", "render", "to_dict"]
+__all__ = ["action_to_string", "current_scores", "from_dict", "render", "to_dict"]

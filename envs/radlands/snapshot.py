@@ -1516,6 +1516,8 @@ def render(states: np.ndarray, g: int) -> str:
 
     It shows everything, hidden information included: both hands, the punks' face-down
     cards, the next cards of the deck and the draft offers. Do not show it to a player.
+    Every hidden item is marked ``(hidden)`` and a banner line says so; the picture
+    (``meeple_gym.radlands.draw``) draws them face down instead.
     """
     s = states[g]
     phase = int(s["phase"])
@@ -1528,6 +1530,8 @@ def render(states: np.ndarray, g: int) -> str:
         f"Vera Vosh {VERA_READINGS.get(int(s['opt_vera']), '?')}, "
         f"Zeto Khan {ZETO_READINGS.get(int(s['opt_zeto']), '?')}"
         + (", first-game camps" if first_game else ""),
+        "DEBUG VIEW: shows hidden information (hands, punks, deck order, draft offers), "
+        "each marked (hidden)",
     ]
     if s["terminated"]:
         winner = int(s["winner"])
@@ -1537,7 +1541,7 @@ def render(states: np.ndarray, g: int) -> str:
     deck_n, discard_n = int(s["deck_n"]), int(s["discard_n"])
     top = [CARD_NAMES[int(t)] for t in s["deck"][:deck_n][::-1][:3]]
     lines.append(
-        f"deck {deck_n} (next: {', '.join(top) or '-'})"
+        f"deck {deck_n} (hidden next: {', '.join(top) or '-'})"
         + (" [reshuffled once]" if s["reshuffled"] else "")
         + f"; discard {discard_n}"
         + (f" (top: {CARD_NAMES[int(s['discard'][discard_n - 1])]})" if discard_n else "")
@@ -1546,7 +1550,11 @@ def render(states: np.ndarray, g: int) -> str:
         for p in range(R.N_PLAYERS):
             offer = [CAMP_NAMES[int(x)] for x in s["offer"][p] if x >= 0]
             kept = [CAMP_NAMES[int(x)] for x in s["camp"][p, : int(s["kept_n"][p])]]
-            lines.append(f"player {p} offered: {', '.join(offer)}; kept: {', '.join(kept) or '-'}")
+            secret = "" if first_game else " (hidden)"
+            lines.append(
+                f"player {p} offered{secret}: {', '.join(offer)}; "
+                f"kept{secret}: {', '.join(kept) or '-'}"
+            )
     for p in range(R.N_PLAYERS):
         marks = []
         if p == int(s["first_player"]):
@@ -1567,7 +1575,8 @@ def render(states: np.ndarray, g: int) -> str:
         ]
         size = int(s["hand"][p].sum())
         silo = ", Water Silo" if s["silo_in_hand"][p] else ""
-        lines.append(f"    hand ({size}{silo}): {', '.join(hand) or '-'}")
+        secret = f", hidden from player {1 - p}" if hand else ""
+        lines.append(f"    hand ({size}{silo}{secret}): {', '.join(hand) or '-'}")
         queue = [_queue_name(int(q)) or "-" for q in s["queue"][p]]
         lines.append(f"    queue: 1: {queue[0]} | 2: {queue[1]} | 3: {queue[2]}")
         if phase == R.PHASE_DRAFT:
@@ -1586,6 +1595,8 @@ def render(states: np.ndarray, g: int) -> str:
                         tags.append("damaged")
                     if s["ent_not_ready"][p, c, i]:
                         tags.append("not ready")
+                    if s["ent_punk"][p, c, i]:
+                        tags.append("hidden")
                     tag = f" ({', '.join(tags)})" if tags else ""
                     cells.append(f"{name}{tag} #{int(s['ent_uid'][p, c, i])}")
             lines.append(f"    col {c + 1} (back to front): {' - '.join(cells)}")
@@ -1605,7 +1616,7 @@ def render(states: np.ndarray, g: int) -> str:
         lines += [f"  {d + 1}. {_frame_text(s, d)}" for d in range(depth)]
     if s["lift_uid"] != 0:
         name = CARD_NAMES[int(s["lift_type"])]
-        lifted = f"punk [{name}]" if s["lift_punk"] else name
+        lifted = f"punk [{name}] (hidden)" if s["lift_punk"] else name
         lines.append(f"Lifted by High Ground: {lifted} #{int(s['lift_uid'])}")
     if phase == R.PHASE_DECISION:
         lines.append(f"Pending: player {current} decides:")
