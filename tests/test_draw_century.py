@@ -1,4 +1,4 @@
-"""Century pictures (issue #28 item 1): the SVG of every state shows the public state, hides
+"""Century pictures: the SVG of every state shows the public state, hides
 nothing a seat knows and shows nothing it may not (the deck order), and the ANSI board has a
 legend for its cube colours."""
 

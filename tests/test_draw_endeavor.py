@@ -1,4 +1,4 @@
-"""Endeavor pictures (issue #28): the SVG parses, shows the public facts, hides exactly what
+"""Endeavor pictures: the SVG parses, shows the public facts, hides exactly what
 determinization resamples (hands, deck orders, this round's secret picks) and rasterizes."""
 
 import xml.etree.ElementTree as ET

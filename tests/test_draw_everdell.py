@@ -1,4 +1,4 @@
-"""Everdell pictures (issue #28): the SVG parses, shows the public facts, hides exactly what
+"""Everdell pictures: the SVG parses, shows the public facts, hides exactly what
 determinization resamples, rasterizes, and the text board's defects are gone."""
 
 import re

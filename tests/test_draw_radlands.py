@@ -1,4 +1,4 @@
-"""Radlands pictures (issue #28 item 1): the SVG of every state shows the public state and
+"""Radlands pictures: the SVG of every state shows the public state and
 what the viewing seat knows, never what it may not (opposing hand, deck, punks, secret draft
 picks), and the ANSI debug board says which of what it shows is hidden."""
 

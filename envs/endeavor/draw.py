@@ -1,4 +1,4 @@
-"""Endeavor pictures: the whole public state of one game as SVG (issue #28).
+"""Endeavor pictures: the whole public state of one game as SVG.
 
 ``draw(states, g, viewer)`` lays out, top to bottom: a header (round, phase, whose decision,
 the role being executed, game over and winners) with the colour legends; the 7 regions with

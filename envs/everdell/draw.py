@@ -1,4 +1,4 @@
-"""Everdell pictures: the whole public state of one game as SVG (issue #28).
+"""Everdell pictures: the whole public state of one game as SVG.
 
 ``draw(states, g, viewer)`` lays out, top to bottom: a header (turn, whose decision, game
 over and winner) with the colour legends; the locations (basic spaces, Haven, Journey, the
