@@ -313,7 +313,7 @@ _PAGE = """<!DOCTYPE html>
 body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:12px;background:#faf7f0;color:#222}
 #top{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
 #picture svg{max-width:100%;height:auto;border:1px solid #ccc;background:#fff}
-#side{min-width:360px;max-width:520px}
+#picture{flex:1 1 0;min-width:0}#side{flex:0 0 400px}
 .group{margin:6px 0}.group h4{margin:4px 0;text-transform:capitalize}
 .group button{margin:2px;font-size:13px;padding:3px 8px;text-align:left}
 #log{background:#fff;border:1px solid #ccc;padding:4px 8px;min-height:2em;font-size:13px}

@@ -289,7 +289,7 @@ _TEMPLATE = """<!DOCTYPE html>
 body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:12px;background:#faf7f0;color:#222}
 #top{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
 #picture svg{max-width:100%;height:auto;border:1px solid #ccc;background:#fff}
-#side{min-width:430px;max-width:460px}
+#picture{flex:1 1 0;min-width:0}#side{flex:0 0 440px}
 #controls{display:flex;gap:6px;align-items:center;margin:8px 0}
 #slider{flex:1}
 #moves{height:330px;overflow-y:auto;border:1px solid #ccc;background:#fff;font-size:13px}
