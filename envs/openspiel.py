@@ -69,7 +69,7 @@ Design
   move positions between OpenSpiel and the AEC env.
 - Returns are the game's terminal rewards (``rules.rewards_into``: +1 to the winner and shared
   negatives, 0 to all on a truncated or drawn game); ``max_game_length`` is the step cap
-  (``rules.STEP_CAP``, after which a game is truncated); ``num_distinct_actions`` is the Discrete
+  (``GameSpec.step_cap``, after which a game is truncated); ``num_distinct_actions`` is the Discrete
   action count and ``legal_actions`` the legal-action mask; action strings are the AEC env's
   ``action_to_string``. ``str(state)`` is the full text board (``render``; like any OpenSpiel
   ``ToString`` it shows hidden cards).
@@ -79,7 +79,6 @@ Design
 
 from __future__ import annotations
 
-import importlib
 import json
 import secrets
 from fractions import Fraction
@@ -214,7 +213,6 @@ class MeepleGame(pyspiel.Game):
         )
         solo = num_players == 1
         game_type = _game_type(game, solo)
-        rules = importlib.import_module(f"meeple_gym.{game}.rules")
         info = pyspiel.GameInfo(
             num_distinct_actions=spec.num_actions,
             max_chance_outcomes=0,
@@ -222,7 +220,7 @@ class MeepleGame(pyspiel.Game):
             min_utility=_min_utility(game, num_players),
             max_utility=1.0,
             utility_sum=None if solo else 0.0,
-            max_game_length=int(rules.STEP_CAP),
+            max_game_length=spec.step_cap,
         )
         full = {"seed": seed, **_option_parameters(spec), **params}
         if variable:

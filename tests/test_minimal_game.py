@@ -149,3 +149,28 @@ def test_vector_env_against_its_heuristic(minimal):
         obs, _, _, _, info = env.step(info["action_mask"].argmax(axis=1))
     assert obs.shape == (8, mg.get_spec("minimal").obs_size)
     env.close()
+
+
+def test_evaluator_and_search_read_the_spec(minimal):
+    from meeple_gym.baselines.evaluate import make_agent, play_match
+
+    result = play_match("minimal", 2, ["heuristic", "random"], num_games=100, seed=0)
+    assert result["win_rate"] > 0.7  # the first agent's, the heuristic's
+    agent = make_agent("ismcts:sims=20", "minimal", 0)
+    batch = mg.make_batch("minimal", 4, seed=1)
+    batch.reset()
+    actions = agent.act_states(batch.get_states())
+    assert all(batch.legal_mask[i, a] for i, a in enumerate(actions))
+
+
+def test_openspiel_registers_it(minimal):
+    pyspiel = pytest.importorskip("pyspiel")
+    import meeple_gym.openspiel as mgo
+
+    mgo.register_games()
+    game = pyspiel.load_game("python_meeple_minimal(seed=3)")
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[-1])
+    assert sorted(state.returns()) == [-1.0, 1.0]
+    assert game.max_game_length() == mg.get_spec("minimal").step_cap

@@ -124,6 +124,8 @@ class GameSpec:
     # Determinization kernels (see the module docs); None: the game has none.
     determinize_into: Callable | None = None
     determinize_batch: Callable | None = None
+    # Steps after which a game is truncated (``rules.STEP_CAP``); 0: not given.
+    step_cap: int = 0
     # ---- Facts the layers above core read (FACT_FIELDS). Paths are "module:attr" strings so
     # that core never imports a baseline, an encoder or another game.
     # CamelCase name: the Gymnasium id ``meeple_gym/<title>-v0`` and OpenSpiel's ``<title>Game``;
@@ -164,7 +166,8 @@ class GameSpec:
         **facts,
     ) -> GameSpec:
         """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
-        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses;
+        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses
+        (and ``rules.STEP_CAP``, if there, as ``step_cap``);
         ``determinize`` is the game's determinization module, if it has one; ``facts`` are the
         remaining fields (``title``, ``heuristic``, ``search``, ...)."""
         return cls(
@@ -175,6 +178,7 @@ class GameSpec:
             obs_size=encoder.OBS_SIZE,
             obs_high=encoder.OBS_HIGH,
             state_dtype=rules.STATE_DTYPE,
+            step_cap=int(getattr(rules, "STEP_CAP", 0)),
             init_game=rules.init_game,
             legal_mask_into=rules.legal_mask_into,
             apply_action=rules.apply_action,
