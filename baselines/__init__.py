@@ -2,7 +2,11 @@
 rule-of-thumb heuristic per game that reads only the observation vector and the mask
 (``CenturyHeuristicAgent``, ``RadlandsHeuristicAgent``, ``EverdellHeuristicAgent``,
 ``EndeavorHeuristicAgent``). Every agent has
-``act(observation_dict)`` and ``act_batch(observations, masks)``."""
+``act(observation_dict)`` and ``act_batch(observations, masks)``.
+
+``opponent="heuristic"`` finds a game's heuristic through its ``GameSpec.heuristic``
+("module:Class"), not through this list: a new game's heuristic may live anywhere
+(docs/adding-a-game.md)."""
 
 from meeple_gym.baselines.century_heuristic import CenturyHeuristicAgent
 from meeple_gym.baselines.endeavor_heuristic import EndeavorHeuristicAgent

@@ -35,22 +35,14 @@ import time
 
 import numpy as np
 
-import meeple_gym as mg
 from meeple_gym.core.batch import MAX_SEED, check_seed
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_agent_action, check_int
-from meeple_gym.core.registry import check_num_players
+from meeple_gym.core.registry import available_games, check_num_players, get_spec, make_batch
 from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 AGENT_NAMES = ("heuristic", "random", "ismcts")
-# game -> "module:Class" of its rule-of-thumb agent
-HEURISTICS = {
-    "century": "meeple_gym.baselines.century_heuristic:CenturyHeuristicAgent",
-    "radlands": "meeple_gym.baselines.radlands_heuristic:RadlandsHeuristicAgent",
-    "everdell": "meeple_gym.baselines.everdell_heuristic:EverdellHeuristicAgent",
-    "endeavor": "meeple_gym.baselines.endeavor_heuristic:EndeavorHeuristicAgent",
-}
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048
 # Game counts index int64 arrays (the seat table, the per-game results).
@@ -141,9 +133,11 @@ def make_agent(name, game: str, seed: int = 0):
 
         return RandomAgent(seed)
     if name == "heuristic":
-        if game not in HEURISTICS:
+        # The game's spec names its heuristic ("module:Class", GameSpec.heuristic).
+        path = get_spec(game).heuristic if game in available_games() else None
+        if path is None:
             raise UnknownAgentError(f"no heuristic agent for game {game!r}")
-        module, cls = HEURISTICS[game].split(":")
+        module, cls = path.split(":")
         return getattr(importlib.import_module(module), cls)()
     raise UnknownAgentError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
 
@@ -243,7 +237,7 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
     ``record(rows, players, actions, observations, masks)``, if given, sees every decision
     of a counted game before it is played (rows: slots of this batch)."""
     size = seats.shape[0]
-    batch = mg.make_batch(game, size, num_players, seed)
+    batch = make_batch(game, size, num_players, seed)
     obs = batch.reset()
     done = np.zeros(size, dtype=bool)
     winner = np.full(size, -1, dtype=np.int64)
@@ -301,7 +295,7 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
 
 def check_match(game: str, num_players: int, agent_names, num_games, seed) -> list:
     """Check a match's arguments (clear errors, nothing played); returns the agent list."""
-    check_num_players(mg.get_spec(game), num_players)
+    check_num_players(get_spec(game), num_players)
     check_seed(seed)
     agent_names = list(agent_names)
     if len(agent_names) not in (2, num_players):

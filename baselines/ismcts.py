@@ -47,6 +47,7 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+from collections.abc import Mapping
 
 import numpy as np
 from numba import prange
@@ -56,6 +57,7 @@ from meeple_gym.core.errors import OptionError
 from meeple_gym.core.jit import game_kernel, rebind
 from meeple_gym.core.options import check_int, is_int, short_repr
 from meeple_gym.core.records import copy_record  # noqa: F401 - bound in templates
+from meeple_gym.core.registry import available_games, get_spec
 from meeple_gym.core.rng import derive_key, next_u64, randint  # noqa: F401 - bound in templates
 from meeple_gym.core.sampling import random_legal  # noqa: F401 - bound in templates
 from meeple_gym.core.threads import check_fork_safe
@@ -276,43 +278,66 @@ def _scores_score_of(states, g, out):
     return seats
 
 
-# game -> (score template, the game kernels it calls by name, default margin scale)
-_GAMES = {
-    "century": (_scores_century, {"final_scores_into": "rules.final_scores_into"}, 8.0),
-    "radlands": (_scores_radlands, {"record_scores": "rules._record_scores"}, 1.0),
-    "everdell": (_scores_score_of, {"score_of": "rules.score_of"}, 10.0),
-    "endeavor": (_scores_score_of, {"score_of": "rules.score_of"}, 8.0),
-}
 _TEMPLATES = (_first_legal, _uniform)
+
+
+def _resolve(path: str):
+    """The object a ``"module:attr"`` path of a ``GameSpec.search`` names."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _search_spec(game):
+    """The game's spec, if it has a search (``GameSpec.search``); else ``OptionError``."""
+    spec = get_spec(game) if isinstance(game, str) and game in available_games() else None
+    if spec is None or spec.search is None or spec.determinize_into is None:
+        known = [g for g in available_games() if get_spec(g).search is not None]
+        raise OptionError(f"no ISMCTS search for game {game!r}; known: {', '.join(known)}")
+    return spec
+
+
+class _SearchDefaults(Mapping):
+    """game -> its ISMCTS default settings, read from the registered specs."""
+
+    _KEYS = ("sims", "c", "prior", "epsilon", "depth", "scale")
+
+    def _games(self) -> list[str]:
+        return [g for g in available_games() if get_spec(g).search is not None]
+
+    def __getitem__(self, game: str) -> dict:
+        try:
+            search = _search_spec(game).search
+        except OptionError:
+            raise KeyError(game) from None
+        return {key: search[key] for key in self._KEYS}
+
+    def __iter__(self):
+        return iter(self._games())
+
+    def __len__(self) -> int:
+        return len(self._games())
 
 
 @functools.cache
 def search_kernel(game: str):
     """The compiled batch search of ``game``: ``(states, seed, sims, exploration, rollout,
     epsilon, depth_cap, scale, out)``, cached per game in the game's kernel cache group."""
-    if game not in _GAMES:
-        raise OptionError(f"no ISMCTS search for game {game!r}; known: {', '.join(_GAMES)}")
-    modules = {
-        "rules": importlib.import_module(f"meeple_gym.{game}.rules"),
-        "determinize": importlib.import_module(f"meeple_gym.{game}.determinize"),
-        "encoder": importlib.import_module(f"meeple_gym.encoders.{game}"),
-        "heuristic": importlib.import_module(f"meeple_gym.baselines.{game}_heuristic"),
-    }
-    scores_template, score_names, _ = _GAMES[game]
+    spec = _search_spec(game)
+    search = spec.search
     namespace = dict(globals())
     namespace.update(
-        NUM_ACTIONS=modules["rules"].NUM_ACTIONS,
-        OBS_SIZE=modules["encoder"].OBS_SIZE,
-        legal_mask_into=modules["rules"].legal_mask_into,
-        apply_action=modules["rules"].apply_action,
-        rewards_into=modules["rules"].rewards_into,
-        determinize_into=modules["determinize"].determinize_into,
-        encode_into=modules["encoder"].encode_into,
-        heuristic_action=modules["heuristic"].heuristic_action,
+        NUM_ACTIONS=spec.num_actions,
+        OBS_SIZE=spec.obs_size,
+        legal_mask_into=spec.legal_mask_into,
+        apply_action=spec.apply_action,
+        rewards_into=spec.rewards_into,
+        determinize_into=spec.determinize_into,
+        encode_into=spec.encode_into,
+        heuristic_action=_resolve(search["rollout"]),
     )
-    for name, path in score_names.items():
-        module, attr = path.split(".")
-        namespace[name] = getattr(modules[module], attr)
+    for name, path in search["score_kernels"].items():
+        namespace[name] = _resolve(path)
+    scores_template = _resolve(search["scores"])
     for template in _TEMPLATES:
         namespace[template.__name__] = game_kernel(rebind(template, namespace), game)
     namespace["scores_into"] = game_kernel(rebind(scores_template, namespace), game)
@@ -354,17 +379,13 @@ class ISMCTSAgent:
     move in a heuristic play-out; ``depth`` caps play-outs (0: to the end) and scores the cut
     position by ``tanh(score margin / scale)`` (``scale`` defaults per game); ``prior`` is the
     progressive bias toward the heuristic's move (0: off). Parameters left out take the game's
-    ``DEFAULTS``. The agent reads game records (``act_states``), which the evaluator, the ladder
-    and the Gymnasium envs pass to agents that have it.
+    ``GameSpec.search`` (``DEFAULTS``). The agent reads game records (``act_states``), which the
+    evaluator, the ladder and the Gymnasium envs pass to agents that have it.
     """
 
-    # Per-game defaults; docs/baselines.md ("Defaults") has the trial matches that chose them.
-    DEFAULTS = {
-        "century": {"sims": 1000, "c": 1.0, "prior": 0.0, "epsilon": 0.1, "depth": 20},
-        "radlands": {"sims": 200, "c": 0.5, "prior": 3.0, "epsilon": 0.1, "depth": 20},
-        "everdell": {"sims": 100, "c": 0.5, "prior": 3.0, "epsilon": 0.1, "depth": 0},
-        "endeavor": {"sims": 400, "c": 0.5, "prior": 3.0, "epsilon": 0.0, "depth": 0},
-    }
+    # Per-game defaults (sims, c, prior, epsilon, depth, scale) are the game's
+    # ``GameSpec.search``; docs/baselines.md ("Defaults") has the trial matches that chose them.
+    DEFAULTS = _SearchDefaults()
     DEFAULT_ROLLOUT = "heuristic"
 
     def __init__(
@@ -379,16 +400,15 @@ class ISMCTSAgent:
         scale: float | None = None,
         seed: int = 0,
     ):
-        if not isinstance(game, str) or game not in _GAMES:
-            raise OptionError(f"no ISMCTS search for game {game!r}; known: {', '.join(_GAMES)}")
-        defaults = self.DEFAULTS[game]
+        spec = _search_spec(game)
+        defaults = spec.search
         sims = defaults["sims"] if sims is None else sims
         c = defaults["c"] if c is None else c
         prior = defaults["prior"] if prior is None else prior
         rollout = self.DEFAULT_ROLLOUT if rollout is None else rollout
         epsilon = defaults["epsilon"] if epsilon is None else epsilon
         depth = defaults["depth"] if depth is None else depth
-        scale = _GAMES[game][2] if scale is None else scale
+        scale = defaults["scale"] if scale is None else scale
         # Every range is checked here, not at the first move: the kernel takes sims and
         # depth as int64 and the seed as uint64.
         sims = check_int("ismcts: sims", sims, 1, MAX_SIMS)
@@ -409,9 +429,7 @@ class ISMCTSAgent:
         self.depth = depth
         self.scale = scale
         self.seed = seed
-        import meeple_gym as mg
-
-        self._spec = mg.get_spec(game)
+        self._spec = spec
 
     @property
     def name(self) -> str:

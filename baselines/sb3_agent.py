@@ -89,9 +89,9 @@ def read_header(path: Path) -> dict:
 
 def check_fits(path: Path, header: dict, game: str) -> None:
     """Refuse a model whose spaces are not ``game``'s (trained on another game)."""
-    import meeple_gym as mg
+    from meeple_gym.core.registry import get_spec
 
-    spec = mg.get_spec(game)
+    spec = get_spec(game)
     want_obs, want_actions = (spec.obs_size,), spec.num_actions
     if header["obs_shape"] is not None and header["obs_shape"] != want_obs:
         raise OptionError(

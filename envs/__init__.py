@@ -21,9 +21,18 @@ from meeple_gym.core.errors import (
 )
 from meeple_gym.core.gym_env import SingleAgentEnv, register_envs
 from meeple_gym.core.parallel import make_parallel
-from meeple_gym.core.registry import available_games, get_spec, make, make_batch
+from meeple_gym.core.registry import (
+    available_games,
+    get_spec,
+    make,
+    make_batch,
+    register_game,
+    unregister_game,
+)
 
-register_envs()  # gymnasium.make("meeple_gym/Century-v0", ...) works after this import
+# The built-in games (each registers its Gymnasium id: gymnasium.make("meeple_gym/Century-v0")
+# works after this import) and the opponents-by-name the single-agent envs use.
+from meeple_gym import games, opponents  # noqa: E402, F401  isort: skip
 
 __all__ = [
     "ActionError",
@@ -42,4 +51,6 @@ __all__ = [
     "make_batch",
     "make_parallel",
     "register_envs",
+    "register_game",
+    "unregister_game",
 ]

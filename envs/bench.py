@@ -23,7 +23,6 @@ the compile).
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -44,40 +43,10 @@ from meeple_gym.core.options import check_int
 from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
-# Per game: the figures its issue asks for (a missing key has no target).
-TARGETS = {
-    "century": {
-        "batched_steps_per_s": 3_000_000,
-        "rollout_games_per_s_max_players": 8_000,
-        "aec_steps_per_s": 50_000,
-        "warm_start_s": 2.0,
-    },
-    "radlands": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
-    "everdell": {"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
-    "endeavor": {"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
-}
+# Per game: the figures its issue asks for are its ``GameSpec.bench_targets`` (a missing key has
+# no target); its slow reference is ``GameSpec.reference``.
 # The vector env keeps at least half of BatchEnv's steps/s (every game).
 VECTOR_ENV_MIN_RATIO = 0.5
-# game -> (module:Class of its slow reference, how to build game `index` of `seed` with n
-# players). The class has legal_actions(), step(action) and is_over.
-REFERENCES = {
-    "century": (
-        "meeple_gym.century.reference:ReferenceGame",
-        lambda cls, n, seed, i: cls(n, seed, i),
-    ),
-    "radlands": (
-        "meeple_gym.radlands.reference:ReferenceGame",
-        lambda cls, n, seed, i: cls(seed, 0, i),
-    ),
-    "endeavor": (
-        "meeple_gym.endeavor.reference:ReferenceGame",
-        lambda cls, n, seed, i: cls(n, seed, i),
-    ),
-    "everdell": (
-        "meeple_gym.everdell.reference:ReferenceGame",
-        lambda cls, n, seed, i: cls(seed, n, 0, i),
-    ),
-}
 BATCH_SIZES = tuple(4**k for k in range(9))  # 1 … 65536
 QUICK_MAX_BATCH = 4096
 
@@ -529,18 +498,16 @@ def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0
     """The slow reference rules on uniform-random games (None if the game has none)."""
     player_counts = tuple(player_counts)
     _check(game, players=player_counts, seconds=seconds, seed=seed)
-    if game not in REFERENCES:
+    build = mg.get_spec(game).reference
+    if build is None:
         return None
-    path, build = REFERENCES[game]
-    module, cls = path.split(":")
-    game_cls = getattr(importlib.import_module(module), cls)
     runs = []
     for n in player_counts:
         uniform = _Uniform(seed)
         steps = games = 0
         start = time.perf_counter()
         while True:
-            g = build(game_cls, n, seed, games)
+            g = build(n, seed, games)
             while not g.is_over:
                 legal = g.legal_actions()
                 g.step(legal[uniform.below(len(legal))])
@@ -572,7 +539,7 @@ def _targets(result: dict, game: str) -> list[dict]:
         "aec_steps_per_s": min(r["steps_per_s"] for r in aec_runs),
         "warm_start_s": result["startup"]["warm_start_s"] if result.get("startup") else None,
     }
-    targets = dict(TARGETS.get(game, {}))
+    targets = dict(spec.bench_targets)
     if result.get("vector_env"):
         ratios = [r["ratio"] for r in result["vector_env"]["runs"]]
         measured["vector_env_vs_batch_ratio"] = min(ratios)

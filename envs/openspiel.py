@@ -1,15 +1,17 @@
 """meeple-gym's games as OpenSpiel (``pyspiel``) Python games.
 
 >>> import pyspiel
->>> import meeple_gym.openspiel  # registers the four games
+>>> import meeple_gym.openspiel  # registers every registered game
 >>> game = pyspiel.load_game("python_meeple_century(players=3,seed=7)")
 >>> state = game.new_initial_state()
 >>> state.apply_action(state.legal_actions()[0])
 
 Games and parameters
 --------------------
-``python_meeple_century``, ``python_meeple_radlands``, ``python_meeple_everdell`` and
-``python_meeple_endeavor``. ``players`` (not for Radlands, always 2) defaults to
+``python_meeple_<name>`` for every registered game: ``python_meeple_century``,
+``python_meeple_radlands``, ``python_meeple_everdell`` and ``python_meeple_endeavor``, as
+classes ``<GameSpec.title>Game`` here (``CenturyGame``, ...); a game registered after this
+import joins with ``register_games()``. ``players`` (not for Radlands, always 2) defaults to
 ``meeple_gym.make``'s default (``GameSpec.default_players``: 2 in every game). Everdell's solo
 game is ``players=1``: Rugwort, the automated opponent, plays inside the environment and is
 never an OpenSpiel player.
@@ -67,7 +69,7 @@ Design
   move positions between OpenSpiel and the AEC env.
 - Returns are the game's terminal rewards (``rules.rewards_into``: +1 to the winner and shared
   negatives, 0 to all on a truncated or drawn game); ``max_game_length`` is the step cap
-  (``rules.STEP_CAP``, after which a game is truncated); ``num_distinct_actions`` is the Discrete
+  (``GameSpec.step_cap``, after which a game is truncated); ``num_distinct_actions`` is the Discrete
   action count and ``legal_actions`` the legal-action mask; action strings are the AEC env's
   ``action_to_string``. ``str(state)`` is the full text board (``render``; like any OpenSpiel
   ``ToString`` it shows hidden cards).
@@ -77,7 +79,6 @@ Design
 
 from __future__ import annotations
 
-import importlib
 import json
 import secrets
 from fractions import Fraction
@@ -87,12 +88,13 @@ import pyspiel
 from open_spiel.python.algorithms import mcts
 
 from meeple_gym.core.errors import IllegalActionError, OptionError
-from meeple_gym.core.registry import check_num_players, check_options, get_spec
+from meeple_gym.core.registry import available_games, check_num_players, check_options, get_spec
 from meeple_gym.core.rng import game_key
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM
 from meeple_gym.core.threads import check_fork_safe
 
-GAMES = ("century", "radlands", "everdell", "endeavor")
+# The games registered with pyspiel by this module (register_games adds later ones).
+GAMES: tuple[str, ...] = ()
 # Rewards are +-1/k for small k; float32 rounds them, and OpenSpiel checks that zero-sum returns
 # add up to 0 within 1e-9, so each is snapped back to its fraction.
 _MAX_DENOMINATOR = 64
@@ -109,8 +111,8 @@ def _option_parameters(spec) -> dict:
 
 
 def _min_utility(game: str, num_players: int) -> float:
-    # One winner and n-1 losers sharing -1 (Century, Everdell), or -1 to a lone loser.
-    if game in ("century", "everdell") and num_players > 1:
+    # One winner and n-1 losers sharing -1 (GameSpec.losers_share_loss), or -1 to each loser.
+    if get_spec(game).losers_share_loss and num_players > 1:
         return -1.0 / (num_players - 1)
     return -1.0
 
@@ -211,7 +213,6 @@ class MeepleGame(pyspiel.Game):
         )
         solo = num_players == 1
         game_type = _game_type(game, solo)
-        rules = importlib.import_module(f"meeple_gym.{game}.rules")
         info = pyspiel.GameInfo(
             num_distinct_actions=spec.num_actions,
             max_chance_outcomes=0,
@@ -219,7 +220,7 @@ class MeepleGame(pyspiel.Game):
             min_utility=_min_utility(game, num_players),
             max_utility=1.0,
             utility_sum=None if solo else 0.0,
-            max_game_length=int(rules.STEP_CAP),
+            max_game_length=spec.step_cap,
         )
         full = {"seed": seed, **_option_parameters(spec), **params}
         if variable:
@@ -465,7 +466,7 @@ def _game_type(game: str, solo: bool) -> pyspiel.GameType:
         params["players"] = spec.default_players
     return pyspiel.GameType(
         short_name=short_name(game),
-        long_name=f"meeple-gym {game.capitalize()}",
+        long_name=f"meeple-gym {spec.title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -502,34 +503,30 @@ def make_resampler(seed: int):
     return resample
 
 
-class CenturyGame(MeepleGame):
+def _game_class(game: str) -> type:
+    """``<Title>Game``: the pyspiel creator of ``game``, a module-level class of this module."""
+    name = f"{get_spec(game).title}Game"
+
     def __init__(self, params=None):
-        super().__init__("century", params)
+        MeepleGame.__init__(self, game, params)
+
+    cls = type(name, (MeepleGame,), {"__init__": __init__, "__module__": __name__})
+    globals()[name] = cls
+    return cls
 
 
-class RadlandsGame(MeepleGame):
-    def __init__(self, params=None):
-        super().__init__("radlands", params)
-
-
-class EverdellGame(MeepleGame):
-    def __init__(self, params=None):
-        super().__init__("everdell", params)
-
-
-class EndeavorGame(MeepleGame):
-    def __init__(self, params=None):
-        super().__init__("endeavor", params)
-
-
-def _register() -> None:
+def register_games() -> None:
+    """Register ``python_meeple_<name>`` with pyspiel for every registered game (idempotent)."""
     # Classes, as OpenSpiel's own Python games register: pyspiel holds the creator until the
-    # interpreter exits, and a creator that is freed then (a lambda, a closure) aborts the exit.
+    # interpreter exits, and a creator that is freed then (a lambda, a closure) aborts the exit;
+    # each class stays a global of this module.
+    global GAMES
     registered = set(pyspiel.registered_names())
-    for cls in (CenturyGame, RadlandsGame, EverdellGame, EndeavorGame):
-        game = cls.__name__[: -len("Game")].lower()
+    for game in available_games():
         if short_name(game) not in registered:
-            pyspiel.register_game(_game_type(game, False), cls)
+            pyspiel.register_game(_game_type(game, False), _game_class(game))
+        if game not in GAMES:
+            GAMES = (*GAMES, game)
 
 
-_register()
+register_games()

@@ -558,20 +558,19 @@ def module_envs(spec: GameSpec, module: str):
     """``raw_env`` (a class) and ``env()`` for a game's env module, the PettingZoo classic
     layout: ``from meeple_gym.<game>.env import env, raw_env``. Options are checked like
     ``meeple_gym.make`` does; the default is a 2-player game."""
-    from meeple_gym.core.registry import check_num_players, check_options
 
     class raw_env(MeepleAECEnv):  # noqa: N801 - PettingZoo naming convention
         metadata = {**MeepleAECEnv.metadata, "name": f"meeple_{spec.name}_v0"}
 
         def __init__(self, num_players: int = 2, render_mode: str | None = None, **options):
-            num_players = check_num_players(spec, num_players)
+            num_players = spec.check_num_players(num_players)
             env_kwargs = split_env_keywords(options)
             super().__init__(
                 spec,
                 num_players=num_players,
                 render_mode=render_mode,
                 **env_kwargs,
-                **check_options(spec, options, num_players),
+                **spec.check_options(options, num_players),
             )
 
     raw_env.__module__ = module

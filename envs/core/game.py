@@ -69,6 +69,9 @@ from typing import Any
 
 import numpy as np
 
+from meeple_gym.core.errors import OptionError, PlayerCountError
+from meeple_gym.core.options import is_int, short_repr
+
 REQUIRED_FIELDS = (
     "num_players",
     "current_player",
@@ -78,6 +81,14 @@ REQUIRED_FIELDS = (
     "step_count",
     "score",
 )
+
+
+def default_title(name: str) -> str:
+    return name.capitalize()
+
+
+def gym_id(title: str) -> str:
+    return f"meeple_gym/{title}-v0"
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,29 @@ class GameSpec:
     # Determinization kernels (see the module docs); None: the game has none.
     determinize_into: Callable | None = None
     determinize_batch: Callable | None = None
+    # Steps after which a game is truncated (``rules.STEP_CAP``); 0: not given.
+    step_cap: int = 0
+    # ---- Facts the layers above core read (FACT_FIELDS). Paths are "module:attr" strings so
+    # that core never imports a baseline, an encoder or another game.
+    # CamelCase name: the Gymnasium id ``meeple_gym/<title>-v0`` and OpenSpiel's ``<title>Game``;
+    # "" means ``name.capitalize()``.
+    title: str = ""
+    # "module:Class" of the rule-of-thumb agent (``opponent="heuristic"``); None: none.
+    heuristic: str | None = None
+    # ISMCTS (baselines/ismcts.py): default settings ``sims``, ``c``, ``prior``, ``epsilon``,
+    # ``depth``, ``scale``; ``scores``: "module:function", the plain-Python template of the
+    # current scores ``(states, g, out) -> seats``; ``score_kernels``: global name ->
+    # "module:attr" of the kernels that template calls; ``rollout``: "module:attr" of the
+    # heuristic's ``heuristic_action`` kernel. None: no search for this game.
+    search: dict | None = None
+    # ``(num_players, seed, index) -> game``: the slow reference rules (``legal_actions()``,
+    # ``step(action)``, ``is_over``) that ``meeple bench`` times; None: none.
+    reference: Callable | None = None
+    # ``meeple bench`` targets: measure name -> value (envs/bench.py ``_targets``).
+    bench_targets: dict = field(default_factory=dict)
+    # Terminal rewards: the n-1 losers share -1 (True) or each loser gets -1 (False);
+    # OpenSpiel's ``min_utility`` reads it.
+    losers_share_loss: bool = False
 
     @classmethod
     def from_modules(
@@ -129,10 +163,13 @@ class GameSpec:
         docs: str = "",
         seats_for: Callable[[int], int] | None = None,
         determinize=None,
+        **facts,
     ) -> GameSpec:
         """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
-        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses;
-        ``determinize`` is the game's determinization module, if it has one."""
+        ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses
+        (and ``rules.STEP_CAP``, if there, as ``step_cap``);
+        ``determinize`` is the game's determinization module, if it has one; ``facts`` are the
+        remaining fields (``title``, ``heuristic``, ``search``, ...)."""
         return cls(
             name=name,
             min_players=min_players,
@@ -141,6 +178,7 @@ class GameSpec:
             obs_size=encoder.OBS_SIZE,
             obs_high=encoder.OBS_HIGH,
             state_dtype=rules.STATE_DTYPE,
+            step_cap=int(getattr(rules, "STEP_CAP", 0)),
             init_game=rules.init_game,
             legal_mask_into=rules.legal_mask_into,
             apply_action=rules.apply_action,
@@ -160,12 +198,20 @@ class GameSpec:
             seats_for=seats_for,
             determinize_into=None if determinize is None else determinize.determinize_into,
             determinize_batch=None if determinize is None else determinize.determinize_batch,
+            **facts,
         )
 
     def __post_init__(self):
         missing = [f for f in REQUIRED_FIELDS if f not in self.state_dtype.names]
         if missing:
             raise TypeError(f"{self.name}: state dtype lacks fields {missing}")
+        if not self.title:
+            object.__setattr__(self, "title", default_title(self.name))
+
+    @property
+    def gym_id(self) -> str:
+        """The Gymnasium id of the single-agent env (registered with the game)."""
+        return gym_id(self.title)
 
     def options_code(self, options: dict, num_players: int) -> np.int64:
         if self.encode_options is None:
@@ -176,17 +222,40 @@ class GameSpec:
         """Score columns of a game: the players, plus an automated opponent if there is one."""
         return num_players if self.seats_for is None else self.seats_for(num_players)
 
+    def check_num_players(self, num_players) -> int:
+        """``num_players`` as an int, or ``PlayerCountError``."""
+        if not is_int(num_players):
+            raise PlayerCountError(
+                f"{self.name}: num_players must be an int, got {type(num_players).__name__} "
+                f"{short_repr(num_players)}"
+            )
+        num_players = int(num_players)
+        if num_players not in self.player_counts():
+            raise PlayerCountError(
+                f"{self.name} supports {self.min_players} to {self.max_players} players, "
+                f"not {num_players}"
+            )
+        return num_players
+
+    def check_options(self, options: dict, num_players: int) -> dict:
+        """The defaults updated with ``options``, checked; ``OptionError`` names a bad one."""
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            known = ", ".join(sorted(self.options)) or "none"
+            # Worded as Python words it: libraries retry without a keyword whose TypeError says
+            # "unexpected keyword argument '<name>'" (TorchRL's GymEnv with frameskip).
+            unexpected = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)
+            raise OptionError(f"{self.name}: {unexpected} (known options: {known})")
+        merged = dict(self.options)
+        merged.update(options)
+        self.options_code(merged, num_players)  # validates the values (OptionError names one)
+        return merged
+
     def load(self, snapshot) -> np.ndarray:
         """``from_dict`` behind the shared checks (``meeple_gym.core.gate.load_snapshot``)."""
         from meeple_gym.core.gate import load_snapshot
 
         return load_snapshot(self, snapshot)
-
-    def __reduce__(self):
-        # Pickle by name: the kernels are module-level dispatchers, found again on load.
-        from meeple_gym.core.registry import get_spec
-
-        return (get_spec, (self.name,))
 
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)

@@ -26,14 +26,11 @@ from meeple_gym.core.errors import (
     OptionError,
 )
 from meeple_gym.core.locking import locked
+from meeple_gym.core.opponents import opponent_factory
 from meeple_gym.core.options import check_action, check_agent_action, check_int, short_repr
+from meeple_gym.core.registry import GAME_IDS, make, register_gym_ids
 
-GAME_IDS = {
-    "century": "meeple_gym/Century-v0",
-    "radlands": "meeple_gym/Radlands-v0",
-    "everdell": "meeple_gym/Everdell-v0",
-    "endeavor": "meeple_gym/Endeavor-v0",
-}
+__all__ = ["GAME_IDS", "SingleAgentEnv", "register_envs"]  # GAME_IDS: game -> Gymnasium id
 ILLEGAL_ACTION_MODES = ("raise", "lose")
 OBSERVATION_MODES = ("flat", "rllib")
 ILLEGAL_ACTION_REWARD = -1.0
@@ -57,11 +54,10 @@ class _SearchPolicy:
 
 def _opponent_policy(entry, game: str, seed: int):
     """``entry`` as a function ``observation dict -> action`` (or a ``_SearchPolicy``)."""
-    from meeple_gym.baselines.evaluate import make_agent, record_policy
-
+    factory = opponent_factory()
     if isinstance(entry, str):
-        entry = make_agent(entry, game, seed)
-    search = record_policy(entry)
+        entry = factory.make_agent(entry, game, seed)
+    search = factory.record_policy(entry)
     if search is not None:
         return _SearchPolicy(search)
     act = getattr(entry, "act", None)
@@ -98,7 +94,7 @@ class SingleAgentEnv(Env):
 
     def __init__(
         self,
-        game: str = "century",
+        game: str,
         num_players: int = 2,
         opponent="random",
         seat: int | None = None,
@@ -107,14 +103,12 @@ class SingleAgentEnv(Env):
         observation_mode: str = "flat",
         **options,
     ):
-        import meeple_gym as mg
-
         if observation_mode not in OBSERVATION_MODES:
             raise OptionError(
                 f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}"
             )
         self.observation_mode = observation_mode
-        self._aec = mg.make(game, num_players, render_mode=render_mode, **options)
+        self._aec = make(game, num_players, render_mode=render_mode, **options)
         self._raw = self._aec.unwrapped
         self.game = game
         self.num_players = self._raw.num_players
@@ -326,20 +320,6 @@ class SingleAgentEnv(Env):
 
 
 def register_envs() -> None:
-    """Register ``meeple_gym/<Game>-v0`` for every game with Gymnasium (idempotent).
-
-    The ids end an episode as a loss on an illegal action (``illegal_action="lose"``), as
-    PettingZoo's classic games do, so that Gymnasium's and SB3's ``check_env``, which step
-    actions sampled without the mask, pass on defaults; ``illegal_action="raise"`` is there
-    for debugging."""
-    import gymnasium
-
-    for game, env_id in GAME_IDS.items():
-        if env_id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=env_id,
-            entry_point="meeple_gym.core.gym_env:SingleAgentEnv",
-            vector_entry_point="meeple_gym.core.vector_env:BatchVectorEnv",
-            kwargs={"game": game, "illegal_action": "lose"},
-        )
+    """Register ``meeple_gym/<Game>-v0`` for every registered game with Gymnasium (idempotent;
+    ``meeple_gym.core.registry.register_game`` does it for each game already)."""
+    register_gym_ids()

@@ -115,8 +115,23 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("meeple-gym", appauthor=False))
 
 
+# Cache group -> package of a game that lives outside meeple_gym (register_kernel_package).
+_EXTERNAL_GROUPS: dict[str, str] = {}
+
+
+def register_kernel_package(group: str, package: str) -> None:
+    """Cache the kernels of ``package``, a game package outside meeple_gym (e.g. the example
+    ``examples.minimal_game``), in the cache group ``group`` (its game name), keyed by that
+    package's sources as a built-in game is by its own. Call it before the package declares a
+    kernel (docs/adding-a-game.md)."""
+    _EXTERNAL_GROUPS[group] = package
+
+
 def kernel_group(module: str) -> str:
     """The cache group of a module's kernels: ``core`` or a game name."""
+    for group, package in _EXTERNAL_GROUPS.items():
+        if module == package or module.startswith(package + "."):
+            return group
     parts = module.split(".")
     if parts[0] != "meeple_gym" or len(parts) < 3:
         return "core"
@@ -155,7 +170,7 @@ def group_sources(group: str) -> list[tuple[str, Path]]:
     fence = package_dir("meeple_gym.core.compiler")
     files += [(f"meeple_gym/core/compiler/{p.name}", p) for p in fence.glob("*.py")]
     if group != "core":
-        game = package_dir(f"meeple_gym.{group}")
+        game = package_dir(_EXTERNAL_GROUPS.get(group, f"meeple_gym.{group}"))
         files += [
             (f"meeple_gym/{group}/{p.relative_to(game).as_posix()}", p)
             for p in game.rglob("*")

@@ -1,25 +1,108 @@
-"""Game registry: ``available_games``, ``make`` and ``make_batch``.
+"""Game registry: ``register_game``, ``available_games``, ``get_spec``, ``make`` and
+``make_batch``.
 
-Games register by module path so that ``import meeple_gym`` stays cheap: a game's kernels load
-(from Numba's cache) only when that game is first made.
+The registry starts empty and names no game: each game registers itself with one
+``register_game`` call (the built-in games in ``meeple_gym.games``, a game of yours in its own
+package, e.g. examples/minimal_game). A game registers by module path so that
+``import meeple_gym`` stays cheap: its kernels load (from Numba's cache) only when that game is
+first made. Registering also registers its Gymnasium id, ``meeple_gym/<Title>-v0``.
 """
 
 from __future__ import annotations
 
+import copyreg
 import importlib
+from collections.abc import Iterator, Mapping
 
-from meeple_gym.core.errors import OptionError, PlayerCountError, UnknownGameError
-from meeple_gym.core.game import GameSpec
-from meeple_gym.core.options import is_int, short_repr
+from meeple_gym.core.errors import UnknownGameError
+from meeple_gym.core.game import GameSpec, default_title, gym_id
 
-# name -> module exposing ``SPEC`` (a GameSpec)
-_REGISTRY: dict[str, str] = {
-    "century": "meeple_gym.century.spec",
-    "endeavor": "meeple_gym.endeavor.spec",
-    "everdell": "meeple_gym.everdell.spec",
-    "radlands": "meeple_gym.radlands.spec",
-}
+# name -> module exposing ``SPEC`` (a GameSpec), or the GameSpec itself
+_REGISTRY: dict[str, str | GameSpec] = {}
+_TITLES: dict[str, str] = {}  # name -> title, known before the spec loads (for the gym id)
 _LOADED: dict[str, GameSpec] = {}
+_GYM_ENTRY = "meeple_gym.core.gym_env:SingleAgentEnv"
+_GYM_VECTOR_ENTRY = "meeple_gym.core.vector_env:BatchVectorEnv"
+
+
+def register_game(name: str, spec: str | GameSpec, *, title: str | None = None) -> None:
+    """Register game ``name``: ``spec`` is its ``GameSpec`` or the path of a module with a
+    ``SPEC`` attribute (loaded at the first ``get_spec``). ``title`` (CamelCase, default
+    ``name.capitalize()``) names the Gymnasium id; a spec object brings its own. Registering
+    the same name again with the same source does nothing; another source raises."""
+    if not (isinstance(name, str) and name.isidentifier()):
+        raise ValueError(f"a game name must be an identifier, got {name!r}")
+    if isinstance(spec, GameSpec):
+        if spec.name != name:
+            raise ValueError(f"spec {spec.name!r} registered under another name, {name!r}")
+        title = spec.title
+    elif not isinstance(spec, str):
+        raise TypeError(f"spec must be a GameSpec or a module path, got {type(spec).__name__}")
+    title = title or default_title(name)
+    if name in _REGISTRY:
+        if _REGISTRY[name] is spec or _REGISTRY[name] == spec:
+            return
+        raise ValueError(f"game {name!r} is already registered (from {_REGISTRY[name]!r})")
+    _REGISTRY[name] = spec
+    _TITLES[name] = title
+    if isinstance(spec, GameSpec):
+        _LOADED[name] = spec
+    _register_gym_id(name)
+
+
+def unregister_game(name: str) -> None:
+    """Forget game ``name`` and its Gymnasium id (for tests and plugin reloads)."""
+    import gymnasium
+
+    if name not in _REGISTRY:
+        raise UnknownGameError(f"game {name!r} is not registered")
+    gymnasium.registry.pop(gym_id(_TITLES[name]), None)
+    del _REGISTRY[name], _TITLES[name]
+    _LOADED.pop(name, None)
+
+
+def _register_gym_id(name: str) -> None:
+    """``meeple_gym/<Title>-v0`` for game ``name`` (idempotent). The ids end an episode as a
+    loss on an illegal action (``illegal_action="lose"``), as PettingZoo's classic games do,
+    so that Gymnasium's and SB3's ``check_env``, which step actions sampled without the
+    mask, pass on defaults; ``illegal_action="raise"`` is there for debugging. The entry
+    points are strings: nothing loads until ``gymnasium.make``."""
+    import gymnasium
+
+    env_id = gym_id(_TITLES[name])
+    if env_id in gymnasium.registry:
+        return
+    gymnasium.register(
+        id=env_id,
+        entry_point=_GYM_ENTRY,
+        vector_entry_point=_GYM_VECTOR_ENTRY,
+        kwargs={"game": name, "illegal_action": "lose"},
+    )
+
+
+def register_gym_ids() -> None:
+    """Register the Gymnasium id of every registered game (idempotent)."""
+    for name in _REGISTRY:
+        _register_gym_id(name)
+
+
+class _GymIds(Mapping):
+    """game -> Gymnasium id of every registered game, read live from the registry."""
+
+    def __getitem__(self, name: str) -> str:
+        return gym_id(_TITLES[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(_REGISTRY))
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+GAME_IDS: Mapping[str, str] = _GymIds()
 
 
 def available_games() -> list[str]:
@@ -35,37 +118,30 @@ def get_spec(name: str) -> GameSpec:
             f"unknown game {name!r}; available games: {', '.join(available_games())}"
         )
     if name not in _LOADED:
-        _LOADED[name] = importlib.import_module(_REGISTRY[name]).SPEC
+        spec = importlib.import_module(_REGISTRY[name]).SPEC
+        if spec.name != name or spec.title != _TITLES[name]:
+            raise ValueError(
+                f"{_REGISTRY[name]}.SPEC is {spec.name!r} titled {spec.title!r}; registered "
+                f"as {name!r} titled {_TITLES[name]!r}"
+            )
+        _LOADED[name] = spec
     return _LOADED[name]
 
 
+def _reduce_spec(spec: GameSpec):
+    # Pickle by name: the kernels are module-level dispatchers, found again on load.
+    return (get_spec, (spec.name,))
+
+
+copyreg.pickle(GameSpec, _reduce_spec)
+
+
 def check_num_players(spec: GameSpec, num_players) -> int:
-    if not is_int(num_players):
-        raise PlayerCountError(
-            f"{spec.name}: num_players must be an int, got {type(num_players).__name__} "
-            f"{short_repr(num_players)}"
-        )
-    num_players = int(num_players)
-    if num_players not in spec.player_counts():
-        raise PlayerCountError(
-            f"{spec.name} supports {spec.min_players} to {spec.max_players} players, "
-            f"not {num_players}"
-        )
-    return num_players
+    return spec.check_num_players(num_players)
 
 
 def check_options(spec: GameSpec, options: dict, num_players: int) -> dict:
-    unknown = sorted(set(options) - set(spec.options))
-    if unknown:
-        known = ", ".join(sorted(spec.options)) or "none"
-        # Worded as Python words it: libraries retry without a keyword whose TypeError says
-        # "unexpected keyword argument '<name>'" (TorchRL's GymEnv with frameskip).
-        unexpected = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)
-        raise OptionError(f"{spec.name}: {unexpected} (known options: {known})")
-    merged = dict(spec.options)
-    merged.update(options)
-    spec.options_code(merged, num_players)  # validates the values (OptionError names one)
-    return merged
+    return spec.check_options(options, num_players)
 
 
 def make(name: str, num_players: int | None = None, render_mode: str | None = None, **options):
@@ -78,14 +154,14 @@ def make(name: str, num_players: int | None = None, render_mode: str | None = No
     spec = get_spec(name)
     if num_players is None:
         num_players = spec.default_players
-    num_players = check_num_players(spec, num_players)
+    num_players = spec.check_num_players(num_players)
     env_kwargs = split_env_keywords(options)
     return make_env(
         spec,
         num_players=num_players,
         render_mode=render_mode,
         **env_kwargs,
-        **check_options(spec, options, num_players),
+        **spec.check_options(options, num_players),
     )
 
 
@@ -106,7 +182,7 @@ def make_batch(
     spec = get_spec(name)
     if num_players is None:
         num_players = spec.default_players
-    num_players = check_num_players(spec, num_players)
+    num_players = spec.check_num_players(num_players)
     return BatchEnv(
-        spec, batch_size, num_players, seed, copy, **check_options(spec, options, num_players)
+        spec, batch_size, num_players, seed, copy, **spec.check_options(options, num_players)
     )

@@ -64,8 +64,11 @@ from meeple_gym.core.errors import (
 )
 from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
 from meeple_gym.core.locking import locked
+from meeple_gym.core.opponents import opponent_factory
 from meeple_gym.core.options import check_agent_action, check_int, short_repr
+from meeple_gym.core.registry import make_batch
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
+from meeple_gym.core.sampling import policy_words
 
 SELF_PLAY = ("self", None)
 # Seat draws use the odd RNG streams 2e + 3: deals use the even ones and the random policy 1.
@@ -138,7 +141,7 @@ class BatchVectorEnv(VectorEnv):
 
     def __init__(
         self,
-        game: str = "century",
+        game: str,
         num_envs: int = 1,
         num_players: int = 2,
         opponent="random",
@@ -149,8 +152,6 @@ class BatchVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **options,
     ):
-        import meeple_gym as mg
-
         num_envs = check_int("num_envs", num_envs, 1, None)
         if render_mode is not None:
             raise OptionError(
@@ -163,7 +164,7 @@ class BatchVectorEnv(VectorEnv):
         if not isinstance(copy, (bool, np.bool_)):
             raise OptionError(f"copy must be a bool, got {type(copy).__name__} {short_repr(copy)}")
         autoreset_mode = check_autoreset_mode(autoreset_mode)
-        self._batch = mg.make_batch(game, num_envs, num_players, seed=0, copy=False, **options)
+        self._batch = make_batch(game, num_envs, num_players, seed=0, copy=False, **options)
         self.game = game
         self.num_envs = num_envs
         self.num_players = self._batch.num_players
@@ -180,15 +181,14 @@ class BatchVectorEnv(VectorEnv):
         self._opponent_name = f"opponent {short_repr(opponent)}"  # for its errors
         self._agent = None  # the act_batch opponent, built at reset (None for random/self)
         if not self.self_play and opponent != "random":
-            from meeple_gym.baselines.evaluate import is_search_name, make_agent
-
+            factory = opponent_factory()
             named = isinstance(opponent, str) and opponent != "heuristic"
-            if named and ":" not in opponent and not is_search_name(opponent):
+            if named and ":" not in opponent and not factory.is_search_name(opponent):
                 raise OptionError(
                     'opponent must be "random", "heuristic", "ismcts[:key=value,...]", "self", '
                     f'None, "package.module:Agent" or an agent with act_batch; got {opponent!r}'
                 )
-            make_agent(opponent, game, 0)  # a bad opponent fails here, not at reset
+            factory.make_agent(opponent, game, 0)  # a bad opponent fails here, not at reset
 
         spec = self._batch.spec
         self.single_observation_space = spaces.Box(
@@ -239,12 +239,9 @@ class BatchVectorEnv(VectorEnv):
         batch = self._batch
         batch.reset(seed)
         if not self.self_play and self.opponent != "random":
-            from meeple_gym.baselines.evaluate import make_agent
-
+            make_agent = opponent_factory().make_agent
             self._agent = make_agent(self.opponent, self.game, seed & (2**63 - 1))
         if not self.self_play and self.opponent == "random":
-            from meeple_gym.core.sampling import policy_words
-
             self._words = policy_words(seed, self.num_envs)
         self._ready = True
         self._begin_step()
@@ -500,9 +497,7 @@ class BatchVectorEnv(VectorEnv):
     def _ask_opponent(self, rows: np.ndarray, who: str) -> np.ndarray:
         batch = self._batch
         masks = batch._mask[rows]
-        from meeple_gym.baselines.evaluate import record_policy
-
-        search = record_policy(self._agent)
+        search = opponent_factory().record_policy(self._agent)
         if search is not None:  # a search agent (ISMCTS) determinizes the records itself
             return check_agent_action(search(batch._states[rows]), masks, who)
         players = batch._states["current_player"][rows].astype(np.int64)
@@ -610,12 +605,10 @@ class BatchVectorEnv(VectorEnv):
         return state
 
     def __setstate__(self, state):
-        import meeple_gym as mg
-
         game, n, players, options = state.pop("_batch_init")
         states, episodes, mask, seed, ready = state.pop("_batch_data")
         self.__dict__.update(state)
-        batch = mg.make_batch(game, n, players, seed=int(seed), copy=False, **options)
+        batch = make_batch(game, n, players, seed=int(seed), copy=False, **options)
         batch._states[:] = states
         batch._episodes[:] = episodes
         batch._mask[:] = mask

@@ -28,14 +28,15 @@ PARTS = ("single", "batch", "rollout", "search")
 
 def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
     """Compile one part of one game's kernels (in this process); returns its time."""
-    import meeple_gym as mg
-    from meeple_gym.baselines.evaluate import make_agent
+    from meeple_gym.core import registry as mg
+    from meeple_gym.core.opponents import opponent_factory
     from meeple_gym.core.sampling import policy_words, random_legal_actions
 
     game, part = task
     start = time.perf_counter()
     spec = mg.get_spec(game)
     n = spec.default_players
+    make_agent = opponent_factory().make_agent  # the baselines, injected (core names none)
     if part == "single":
         env = mg.make(game, num_players=n)
         env.reset(seed=0)
@@ -47,18 +48,19 @@ def warm_part(task: tuple[str, str]) -> tuple[str, str, float]:
         obs = batch.reset()
         actions = np.zeros(2, dtype=np.int64)
         random_legal_actions(batch.legal_mask, policy_words(0, 2), actions)
-        agent = make_agent("heuristic", game, 0)
+        # A game without a heuristic (GameSpec.heuristic None) warms the random agent's path.
+        agent = make_agent("heuristic" if spec.heuristic else "random", game, 0)
         agent.act_batch(obs, batch.legal_mask)
         agent.act({"observation": obs[0], "action_mask": batch.legal_mask[0]})
         batch.step(actions)
     elif part == "rollout":
         mg.make_batch(game, 1, n, seed=0).random_rollout(2)
     elif part == "search":
-        from meeple_gym.baselines.ismcts import ISMCTSAgent
-
+        if spec.search is None:  # a game without an ISMCTS search: nothing to compile
+            return game, part, time.perf_counter() - start
         batch = mg.make_batch(game, 1, n, seed=0)
         batch.reset()
-        ISMCTSAgent(game, sims=2).act_states(batch.get_states())
+        make_agent("ismcts:sims=2", game, 0).act_states(batch.get_states())
     else:
         raise ValueError(f"unknown warm-up part {part!r}; parts: {PARTS}")
     return game, part, time.perf_counter() - start

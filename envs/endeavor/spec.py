@@ -4,6 +4,14 @@ from meeple_gym.core.game import GameSpec
 from meeple_gym.encoders import endeavor as encoder
 from meeple_gym.endeavor import determinize, rules, snapshot
 
+
+def reference_game(num_players: int, seed: int, index: int):
+    """Game ``index`` of ``seed`` in the slow reference rules (``meeple bench``)."""
+    from meeple_gym.endeavor.reference import ReferenceGame
+
+    return ReferenceGame(num_players, seed, index)
+
+
 SPEC = GameSpec.from_modules(
     "endeavor",
     rules,
@@ -13,4 +21,19 @@ SPEC = GameSpec.from_modules(
     max_players=4,
     docs="docs/endeavor.md",
     determinize=determinize,
+    reference=reference_game,
+    heuristic="meeple_gym.baselines.endeavor_heuristic:EndeavorHeuristicAgent",
+    # ISMCTS defaults (docs/baselines.md, "Defaults", has the matches that chose them).
+    search={
+        "sims": 400,
+        "c": 0.5,
+        "prior": 3.0,
+        "epsilon": 0.0,
+        "depth": 0,
+        "scale": 8.0,
+        "scores": "meeple_gym.baselines.ismcts:_scores_score_of",
+        "score_kernels": {"score_of": "meeple_gym.endeavor.rules:score_of"},
+        "rollout": "meeple_gym.baselines.endeavor_heuristic:heuristic_action",
+    },
+    bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 )

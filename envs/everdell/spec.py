@@ -33,6 +33,13 @@ def encode_options(options: dict, num_players: int) -> int:
     return code
 
 
+def reference_game(num_players: int, seed: int, index: int):
+    """Game ``index`` of ``seed`` in the slow reference rules (``meeple bench``)."""
+    from meeple_gym.everdell.reference import ReferenceGame
+
+    return ReferenceGame(seed, num_players, 0, index)
+
+
 SPEC = GameSpec.from_modules(
     "everdell",
     rules,
@@ -45,4 +52,20 @@ SPEC = GameSpec.from_modules(
     docs="docs/everdell.md",
     determinize=determinize,
     seats_for=snapshot.seats_for,  # solo: Rugwort holds seat 1
+    reference=reference_game,
+    heuristic="meeple_gym.baselines.everdell_heuristic:EverdellHeuristicAgent",
+    # ISMCTS defaults (docs/baselines.md, "Defaults", has the matches that chose them).
+    search={
+        "sims": 100,
+        "c": 0.5,
+        "prior": 3.0,
+        "epsilon": 0.1,
+        "depth": 0,
+        "scale": 10.0,
+        "scores": "meeple_gym.baselines.ismcts:_scores_score_of",
+        "score_kernels": {"score_of": "meeple_gym.everdell.rules:score_of"},
+        "rollout": "meeple_gym.baselines.everdell_heuristic:heuristic_action",
+    },
+    bench_targets={"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
+    losers_share_loss=True,
 )

@@ -48,6 +48,13 @@ def encode_options(options: dict, num_players: int) -> int:
     return code
 
 
+def reference_game(num_players: int, seed: int, index: int):
+    """Game ``index`` of ``seed`` in the slow reference rules (``meeple bench``)."""
+    from meeple_gym.radlands.reference import ReferenceGame
+
+    return ReferenceGame(seed, 0, index)
+
+
 SPEC = GameSpec.from_modules(
     "radlands",
     rules,
@@ -59,4 +66,19 @@ SPEC = GameSpec.from_modules(
     encode_options=encode_options,
     docs="docs/radlands.md",
     determinize=determinize,
+    reference=reference_game,
+    heuristic="meeple_gym.baselines.radlands_heuristic:RadlandsHeuristicAgent",
+    # ISMCTS defaults (docs/baselines.md, "Defaults", has the matches that chose them).
+    search={
+        "sims": 200,
+        "c": 0.5,
+        "prior": 3.0,
+        "epsilon": 0.1,
+        "depth": 20,
+        "scale": 1.0,
+        "scores": "meeple_gym.baselines.ismcts:_scores_radlands",
+        "score_kernels": {"record_scores": "meeple_gym.radlands.rules:_record_scores"},
+        "rollout": "meeple_gym.baselines.radlands_heuristic:heuristic_action",
+    },
+    bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 )
