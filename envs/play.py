@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 
 from meeple_gym.core.errors import OptionError
-from meeple_gym.replay import drawing_module, seated_chooser
+from meeple_gym.replay import check_drawn, seated_chooser
 
 MAX_BODY = 10_000  # bytes; the API's bodies are a few dozen
 MAX_GAMES = 64  # games kept per server; the oldest is dropped beyond that
@@ -68,7 +68,7 @@ class PlaySession:
         self.seed = int(self.batch.seed)
         self.batch.reset()
         self.spec = self.batch.spec
-        self.drawing = drawing_module(self.spec)
+        check_drawn(self.spec)
         self.choose, _ = seated_chooser(game, num_players, [vs], self.seed)
         self.version = 0
         self.moves: list[dict] = []  # every move: player, action, text
@@ -133,7 +133,7 @@ class PlaySession:
             "game": self.game,
             "seat": self.seat,
             "vs": self.vs,
-            "svg": self.drawing.draw(states, 0, self.seat),
+            "svg": self.spec.draw(states, 0, self.seat),
             "legal": legal,
             "log": list(self.log),
             "over": self.over,
@@ -167,7 +167,7 @@ class PlayServer(ThreadingHTTPServer):
         from meeple_gym.baselines.evaluate import make_agent
         from meeple_gym.core.registry import check_num_players
 
-        spec = mg.get_spec(game)
+        spec = check_drawn(mg.get_spec(game))
         self.num_players = check_num_players(
             spec, spec.default_players if num_players is None else num_players
         )

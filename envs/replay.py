@@ -22,7 +22,6 @@ element once and every frame as runs of element numbers; a 300-step game stays w
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -36,13 +35,12 @@ from meeple_gym.core.svg import Canvas
 MAX_REPLAY_STEPS = 20_000  # a game's step cap; longer recordings are refused
 
 
-def drawing_module(spec):
-    """The module that draws ``spec``'s states (``draw`` and ``scores``)."""
-    path = getattr(spec, "drawing", None) or f"meeple_gym.{spec.name}.draw"
-    try:
-        return importlib.import_module(path)
-    except ImportError as err:
-        raise OptionError(f"{spec.name} has no drawing module ({path})") from err
+def check_drawn(spec):
+    """``spec`` if its game has pictures (``GameSpec.draw`` and ``scores_now``), else a clear
+    ``OptionError``."""
+    if spec.draw is None or spec.scores_now is None:
+        raise OptionError(f"{spec.name} has no pictures (GameSpec.draw / scores_now)")
+    return spec
 
 
 @dataclass
@@ -247,11 +245,11 @@ def replay_html(recording: Recording, viewer: int | None = None, title: str | No
     import meeple_gym as mg
 
     spec = mg.get_spec(recording.game)
-    drawing = drawing_module(spec)
+    check_drawn(spec)
     svgs, scores = [], []
     for states in recording.states:
-        svgs.append(drawing.draw(states, 0, viewer))
-        scores.append([int(v) for v in drawing.scores(states, 0)])
+        svgs.append(spec.draw(states, 0, viewer))
+        scores.append([int(v) for v in spec.scores_now(states, 0)])
     pieces, frames = _frames(svgs)
     chart, chart_x = score_chart(np.array(scores, dtype=np.int64))
     steps = [

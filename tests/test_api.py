@@ -209,7 +209,7 @@ def test_bad_option_and_render_mode(game):
     with pytest.raises(OptionError, match="speed"):
         mg.make(game, num_players=2, speed=3)
     with pytest.raises(OptionError, match="render_mode"):
-        mg.make(game, num_players=2, render_mode="rgb_array")
+        mg.make(game, num_players=2, render_mode="svg")
     with pytest.raises(OptionError, match="batch_size"):
         mg.make_batch(game, 0, 2)
     with pytest.raises(OptionError, match="seed"):

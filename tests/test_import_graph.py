@@ -1,4 +1,4 @@
-"""The import structure of issue 26: core names no game and imports no game, baseline or
+"""The import structure (docs/adding-a-game.md): core names no game and imports no game, baseline or
 encoder module; no meeple_gym modules import each other in a cycle.
 
 Read from the source with ``ast`` (every import statement, also those inside functions, since a

@@ -75,9 +75,14 @@ def test_sb3_make_vec_env_on_defaults():
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
     from stable_baselines3.common.env_util import make_vec_env
 
-    # SB3 first passes render_mode="rgb_array" and retries without it on a TypeError.
+    pytest.importorskip("cairosvg", reason="rgb_array needs the pictures extra (CairoSVG)")
+    # SB3 passes render_mode="rgb_array" (and would retry without it only on a TypeError):
+    # the env accepts it, so the recorded pictures work too.
     venv = make_vec_env(GAME_IDS["century"], n_envs=4)
+    assert venv.render_mode == "rgb_array"
     obs = venv.reset()
+    images = venv.get_images()
+    assert len(images) == 4 and images[0].ndim == 3 and images[0].shape[1] >= 600
     assert obs.shape == (4, mg.get_spec("century").obs_size)
     masks = np.stack(venv.env_method("action_masks"))
     obs, rewards, dones, infos = venv.step(masks.argmax(axis=1))

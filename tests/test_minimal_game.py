@@ -1,5 +1,5 @@
 """examples/minimal_game: a game outside meeple_gym that registers itself as "minimal" on import
-(issue 26) and then works through every entry point a built-in game does."""
+(docs/adding-a-game.md) and then works through every entry point a built-in game does."""
 
 from __future__ import annotations
 

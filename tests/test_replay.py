@@ -11,7 +11,6 @@ import pytest
 import meeple_gym as mg
 from meeple_gym.replay import (
     _frames,
-    drawing_module,
     record_game,
     recording_from_trajectories,
     replay_html,
@@ -39,10 +38,10 @@ def test_the_page_holds_every_picture_and_move_exactly(game):
     recording = record_game(game, 2, agents=["random"], seed=4)
     page = replay_html(recording, viewer=0)
     data = _page_data(page)
-    drawing = drawing_module(mg.get_spec(game))
+    spec = mg.get_spec(game)
     assert len(data["frames"]) == recording.num_steps + 1 == len(recording.states)
     for t in (0, recording.num_steps // 2, recording.num_steps):
-        assert _decode(data, t) == drawing.draw(recording.states[t], 0, 0)
+        assert _decode(data, t) == spec.draw(recording.states[t], 0, 0)
     assert [s["a"] for s in data["steps"]] == recording.action_texts
     assert [s["n"] for s in data["steps"]] == recording.legal_counts
     assert all(n >= 1 for n in recording.legal_counts)

@@ -1,6 +1,6 @@
 """Century's ``GameSpec``: what the registry hands to the AEC env, the batch and the CLI."""
 
-from meeple_gym.century import determinize, rules, snapshot
+from meeple_gym.century import determinize, draw, rules, snapshot
 from meeple_gym.core.game import GameSpec
 from meeple_gym.encoders import century as encoder
 
@@ -21,6 +21,7 @@ SPEC = GameSpec.from_modules(
     max_players=rules.MAX_PLAYERS,
     docs="docs/century.md",
     determinize=determinize,
+    drawing=draw,
     reference=reference_game,
     heuristic="meeple_gym.baselines.century_heuristic:CenturyHeuristicAgent",
     # ISMCTS defaults (docs/baselines.md, "Defaults", has the matches that chose them).

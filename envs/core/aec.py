@@ -21,7 +21,10 @@ kernels as the batched env.
   actions raise ``ActionError`` in both modes.
 - ``state()`` / ``state_space``: privileged information for centralised critics, every
   seat's observation concatenated plus a one-hot of the seat to act (docs/pettingzoo.md).
-- ``render_mode``: ``"ansi"`` returns the text board, ``"human"`` prints it.
+- ``render_mode``: ``"ansi"`` returns the text board (a debugging view: hidden cards included,
+  marked), ``"human"`` prints it, ``"rgb_array"`` returns the public picture as an HxWx3 uint8
+  image (the ``pictures`` extra). ``picture(seat)`` is the SVG seen from a seat; notebooks show
+  the env as its picture (docs/pictures.md).
 - After the end, each agent steps ``None`` once to leave (PettingZoo convention); any other
   action, or a step once every agent has left, raises ``GameOverError``.
 - ``to_dict()``/``from_dict()`` save and restore any position (JSON-safe, exact, RNG
@@ -56,8 +59,9 @@ from meeple_gym.core.game import GameSpec
 from meeple_gym.core.locking import locked, new_lock
 from meeple_gym.core.options import check_action, check_int
 from meeple_gym.core.rng import STREAM_DETERMINIZE, game_key, py_derive_key
+from meeple_gym.core.svg import Picture
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 OBSERVATION_MODES = ("dict", "flat")
 ILLEGAL_ACTION_MODES = ("raise", "lose")
 ILLEGAL_ACTION_REWARD = -1.0
@@ -88,6 +92,8 @@ class MeepleAECEnv(AECEnv):
             raise OptionError(
                 f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}"
             )
+        if render_mode == "rgb_array" and spec.draw is None:
+            raise OptionError(f"{spec.name} has no pictures: render_mode='rgb_array' needs them")
         self.illegal_action = _check_mode("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.observation_mode = _check_mode("observation_mode", observation_mode, OBSERVATION_MODES)
         self._flat = observation_mode == "flat"
@@ -360,11 +366,32 @@ class MeepleAECEnv(AECEnv):
                 "render() called with render_mode=None; use render_mode='ansi' or 'human'"
             )
             return None
+        if self.render_mode == "rgb_array":
+            return self.picture().to_rgb()
         text = self.spec.render(self._states, 0)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    @locked
+    def picture(self, seat=None):
+        """The position as a ``Picture`` (SVG; docs/pictures.md) seen from ``seat`` (an agent
+        name or seat number; None: the public view, every hidden card face down)."""
+        if self.spec.draw is None:
+            raise OptionError(f"{self.spec.name} has no pictures")
+        if not self._has_reset:
+            raise NotResetError("call reset() before picture()")
+        if seat is not None:
+            seat = self.agent_name_mapping.get(seat, seat)
+            seat = check_int("seat", seat, 0, self.num_players - 1)
+        return Picture(self.spec.draw(self._states, 0, seat))
+
+    def _repr_svg_(self):
+        # Jupyter shows an env as its public picture, once a game is loaded.
+        if self.spec.draw is None or not self._has_reset:
+            return None
+        return self.picture().to_svg()
 
     @locked
     def to_dict(self) -> dict:
@@ -496,6 +523,12 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise NotResetError("call reset() before render()")
         return super().render()
+
+    def picture(self, seat=None):
+        return self.env.unwrapped.picture(seat)
+
+    def _repr_svg_(self):  # PettingZoo's wrappers do not pass on underscore names
+        return self.env.unwrapped._repr_svg_()
 
     def agent_iter(self, max_iter: int = 2**63):
         if not self._has_reset:

@@ -147,6 +147,12 @@ class GameSpec:
     # Terminal rewards: the n-1 losers share -1 (True) or each loser gets -1 (False);
     # OpenSpiel's ``min_utility`` reads it.
     losers_share_loss: bool = False
+    # Pictures (docs/pictures.md): ``draw(states, g, viewer) -> str``, the SVG of game ``g``
+    # as seat ``viewer`` sees it (None: the public view; hidden information face down), and
+    # ``scores_now(states, g) -> list[int]``, each seat's score so far (for charts). None:
+    # the game has no pictures (``render_mode="rgb_array"`` is refused).
+    draw: Callable | None = None
+    scores_now: Callable | None = None
 
     @classmethod
     def from_modules(
@@ -163,12 +169,14 @@ class GameSpec:
         docs: str = "",
         seats_for: Callable[[int], int] | None = None,
         determinize=None,
+        drawing=None,
         **facts,
     ) -> GameSpec:
         """The spec of a game laid out the usual way: its kernels in ``rules``, observation in
         ``encoder``, snapshots and text in ``snapshot``, under the names this contract uses
         (and ``rules.STEP_CAP``, if there, as ``step_cap``);
-        ``determinize`` is the game's determinization module, if it has one; ``facts`` are the
+        ``determinize`` is the game's determinization module and ``drawing`` its picture module
+        (``draw`` and ``scores``), if it has them; ``facts`` are the
         remaining fields (``title``, ``heuristic``, ``search``, ...)."""
         return cls(
             name=name,
@@ -198,6 +206,8 @@ class GameSpec:
             seats_for=seats_for,
             determinize_into=None if determinize is None else determinize.determinize_into,
             determinize_batch=None if determinize is None else determinize.determinize_batch,
+            draw=None if drawing is None else drawing.draw,
+            scores_now=None if drawing is None else drawing.scores,
             **facts,
         )
 

@@ -83,14 +83,15 @@ class SingleAgentEnv(Env):
         seat: the learner's seat, or ``None`` (default) for a random seat each episode.
         illegal_action: ``"raise"`` (``IllegalActionError``, nothing changes) or ``"lose"``
             (the episode ends: ``terminated=True``, reward -1, ``info["illegal_action"]``).
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the text board).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text board) or
+            ``"rgb_array"`` (an HxWx3 uint8 picture from the learner's seat; docs/pictures.md).
         observation_mode: ``"flat"`` (default): the float32 vector, the mask in the info;
             ``"rllib"``: the Dict RLlib's action-masking module reads, ``{"observations":
             vector, "action_mask": float32 0/1}`` (the mask stays in the info too).
         **options: game options, as for ``meeple_gym.make``.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -313,7 +314,19 @@ class SingleAgentEnv(Env):
     def render(self):
         if not self._has_reset:
             raise NotResetError("call reset() before render()")
+        if self.render_mode == "rgb_array":  # what the learner may see, from its seat
+            return self._raw.picture(self.seat).to_rgb()
         return self._raw.render()
+
+    def picture(self, seat="learner"):
+        """The position as a ``Picture`` (SVG) from the learner's seat, or from ``seat``
+        (None: the public view)."""
+        if not self._has_reset:
+            raise NotResetError("call reset() before picture()")
+        return self._raw.picture(self.seat if seat == "learner" else seat)
+
+    def _repr_svg_(self):
+        return self.picture().to_svg() if self._has_reset else None
 
     def close(self):
         self._aec.close()

@@ -2,7 +2,7 @@
 
 from meeple_gym.core.game import GameSpec
 from meeple_gym.encoders import endeavor as encoder
-from meeple_gym.endeavor import determinize, rules, snapshot
+from meeple_gym.endeavor import determinize, draw, rules, snapshot
 
 
 def reference_game(num_players: int, seed: int, index: int):
@@ -21,6 +21,7 @@ SPEC = GameSpec.from_modules(
     max_players=4,
     docs="docs/endeavor.md",
     determinize=determinize,
+    drawing=draw,
     reference=reference_game,
     heuristic="meeple_gym.baselines.endeavor_heuristic:EndeavorHeuristicAgent",
     # ISMCTS defaults (docs/baselines.md, "Defaults", has the matches that chose them).

@@ -4,7 +4,7 @@ from meeple_gym.core.errors import OptionError
 from meeple_gym.core.game import GameSpec
 from meeple_gym.core.options import check_choice
 from meeple_gym.encoders import everdell as encoder
-from meeple_gym.everdell import determinize, rules, snapshot
+from meeple_gym.everdell import determinize, draw, rules, snapshot
 
 OPTIONS = {
     # Solo only: Rugwort the Rascal (1), the Rotten (2), the Rapscallion (3); None means 1.
@@ -51,6 +51,7 @@ SPEC = GameSpec.from_modules(
     encode_options=encode_options,
     docs="docs/everdell.md",
     determinize=determinize,
+    drawing=draw,
     seats_for=snapshot.seats_for,  # solo: Rugwort holds seat 1
     reference=reference_game,
     heuristic="meeple_gym.baselines.everdell_heuristic:EverdellHeuristicAgent",

@@ -6,7 +6,7 @@ from meeple_gym.core.errors import OptionError
 from meeple_gym.core.game import GameSpec
 from meeple_gym.core.options import check_choice
 from meeple_gym.encoders import radlands as encoder
-from meeple_gym.radlands import determinize, rules, snapshot
+from meeple_gym.radlands import determinize, draw, rules, snapshot
 
 OPTIONS = {
     "raiders_slot": 3,  # RAD-I8: the seed's slot 3; 2 is the printed card
@@ -66,6 +66,7 @@ SPEC = GameSpec.from_modules(
     encode_options=encode_options,
     docs="docs/radlands.md",
     determinize=determinize,
+    drawing=draw,
     reference=reference_game,
     heuristic="meeple_gym.baselines.radlands_heuristic:RadlandsHeuristicAgent",
     # ISMCTS defaults (docs/baselines.md, "Defaults", has the matches that chose them).
