@@ -2,7 +2,6 @@
 what the viewing seat knows, never what it may not (opposing hand, deck, punks, secret draft
 picks), and the ANSI debug board says which of what it shows is hidden."""
 
-import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -193,19 +192,6 @@ def test_ansi_render_marks_hidden_information(played):
                 punks += 1
                 assert line.count("punk [") == line.count("hidden)")
     assert punks > 0
-
-
-def test_draw_time_is_reported(played, capsys):
-    _, positions, _ = played
-    start = time.perf_counter()
-    count = 0
-    for states, g, _ in _every(positions[::5]):
-        draw(states, g, 0)
-        count += 1
-    per_state = (time.perf_counter() - start) / count * 1000
-    with capsys.disabled():
-        print(f"\nradlands draw: {per_state:.2f} ms per state")
-    assert per_state > 0  # measured, not a timed test
 
 
 def test_viewer_must_be_a_seat(played):
