@@ -19,7 +19,7 @@ pay and discard the cube whose loss hurts least (spare yellow first).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.century.data import (
@@ -54,7 +54,8 @@ from meeple_gym.century.rules import (
     PHASE_UPGRADE,
     POINT_ROW_SIZE,
 )
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.policy_kernels import _first_legal, _legal_or, policy_batch
 from meeple_gym.encoders.century import (
     COIN_PAYS,
     M_CUBES,
@@ -268,14 +269,6 @@ def _coin_bonus(obs, j):
 
 
 @kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
-
-
-@kernel
 def _main_action(obs, mask, car, cost):
     # 1. CSR-C1: claim the affordable point card worth most.
     best_a = -1
@@ -367,17 +360,10 @@ def heuristic_action(obs, mask):
         c = _least_useful(car, cost, allowed)
         if c >= 0:
             action = base + c
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = _first_legal(mask)
-    return action
+    return _legal_or(action, mask, -1)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
+heuristic_batch = policy_batch(heuristic_action, "century")
 
 
 class CenturyHeuristicAgent(KernelAgent):

@@ -31,10 +31,11 @@ points (END-S3); the empire card returned is the one least worth keeping (END-S4
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.policy_kernels import _legal_or, policy_batch
 from meeple_gym.core.records import copy_values
 from meeple_gym.encoders import endeavor as E
 from meeple_gym.endeavor.rules import (
@@ -796,14 +797,6 @@ def _best_or_done(a):
 
 
 @kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
-
-
-@kernel
 def _decide(views, obs, mask):
     v = views[0]
     _decode(obs, v)
@@ -828,17 +821,10 @@ def heuristic_action(obs, mask):
     # alive while the record is used (a record alone does not keep its array alive).
     views = np.zeros(1, VIEW_DTYPE)
     action = _decide(views, obs, mask)
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = A_DONE if mask.shape[0] > A_DONE and mask[A_DONE] != 0 else _first_legal(mask)
-    return action
+    return _legal_or(action, mask, A_DONE)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
+heuristic_batch = policy_batch(heuristic_action, "endeavor")
 
 
 class EndeavorHeuristicAgent(KernelAgent):

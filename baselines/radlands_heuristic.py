@@ -22,10 +22,11 @@ Draft (RAD-S3): keep the camps with the best static worth.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
+from meeple_gym.core.policy_kernels import _legal_or, policy_batch
 from meeple_gym.encoders import radlands as E
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands.rules import (
@@ -1119,14 +1120,6 @@ def _decision(b, obs, mask):
 
 
 @kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
-
-
-@kernel
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its 0/1 action mask."""
     # A record view does not keep its array alive and Numba frees an array right after its
@@ -1158,17 +1151,10 @@ def _heuristic_action(obs, mask, boards):
         action = _main_action(b, mask)
     elif phase == PHASE_DECISION:
         action = _decision(b, obs, mask)
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = A_SKIP if mask.shape[0] > A_SKIP and mask[A_SKIP] != 0 else _first_legal(mask)
-    return action
+    return _legal_or(action, mask, A_SKIP)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
+heuristic_batch = policy_batch(heuristic_action, "radlands")
 
 
 class RadlandsHeuristicAgent(KernelAgent):
