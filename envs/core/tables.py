@@ -1,0 +1,40 @@
+"""The CSV table loader the games' ``data`` packages share: rows as dicts, int8 columns and
+key -> id indexes, all read-only.
+
+Its output is frozen into compiled kernels, so meeple_gym.core.jit hashes this file into every
+game's cache key like the data files themselves.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+
+
+def read_rows(folder: Path, name: str) -> list[dict]:
+    """The rows of ``folder/name`` as dicts keyed by the header."""
+    with open(folder / name, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def int_column(rows, column: str) -> np.ndarray:
+    """``column`` of every row as int8."""
+    return np.array([int(r[column]) for r in rows], dtype=np.int8)
+
+
+def key_index(keys) -> MappingProxyType:
+    """``{key: position}``, read-only."""
+    return MappingProxyType({key: i for i, key in enumerate(keys)})
+
+
+def keyed(rows) -> tuple[int, tuple, tuple, MappingProxyType]:
+    """A keyed table's count, ``key`` column, ``name`` column and key -> id index."""
+    keys = tuple(r["key"] for r in rows)
+    return len(rows), keys, tuple(r["name"] for r in rows), key_index(keys)
+
+
+def text_column(rows, column: str) -> tuple:
+    return tuple(r[column] for r in rows)
