@@ -89,6 +89,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from meeple_gym.core.reference_flow import FlowGame
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell.rules import (
@@ -303,8 +304,10 @@ class Pending:
     kind: int
 
 
-class ReferenceGame:
+class ReferenceGame(FlowGame):
     """One game of Everdell with the action layout of ``meeple_gym.everdell.rules``."""
+
+    step_cap = STEP_CAP
 
     def __init__(self, seed: int, num_players: int, options: int = 0, index: int = 0):
         self.rng = PyRng(py_derive_key(seed, index, STREAM_GAME))
@@ -371,33 +374,8 @@ class ReferenceGame:
     # ---- public API -----------------------------------------------------------------------------
 
     @property
-    def is_over(self) -> bool:
-        return self.terminated or self.truncated
-
-    @property
-    def decider(self) -> int | None:
-        return None if self._pending is None else self._pending.decider
-
-    @property
     def pend_kind(self) -> int:
         return PK_NONE if self._pending is None else self._pending.kind
-
-    def legal_actions(self) -> list[int]:
-        return [] if self._pending is None else list(self._pending.actions)
-
-    def step(self, action: int) -> None:
-        if self._pending is None or action not in self._pending.actions:
-            raise ValueError(f"illegal action {action}")
-        self.step_count += 1
-        try:
-            self._pending = self._flow.send(action)
-        except StopIteration:
-            self._pending = None
-        if self._pending is not None and self.step_count >= STEP_CAP:
-            # Engine safety cap (no EVD rule): the game is cut off as a truncation.
-            self._flow.close()
-            self._pending = None
-            self._finish(truncated=True)
 
     def score(self, p: int) -> int:
         """EVD-E2 for seat ``p`` in the current state (solo seat 1: Rugwort's score)."""

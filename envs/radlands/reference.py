@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from meeple_gym.core.reference_flow import FlowGame
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import effects as FX
@@ -190,8 +191,10 @@ class Pending:
     context: str = ""  # what the decision is for, for tests and debugging
 
 
-class ReferenceGame:
+class ReferenceGame(FlowGame):
     """One 2-player game of Radlands with the action layout of ``meeple_gym.radlands.rules``."""
+
+    step_cap = STEP_CAP
 
     def __init__(self, seed: int, options: int = 0, index: int = 0):
         self.options = int(options)
@@ -235,33 +238,11 @@ class ReferenceGame:
     # ---- public API -------------------------------------------------------------------------
 
     @property
-    def is_over(self) -> bool:
-        return self.terminated or self.truncated
-
-    @property
-    def decider(self) -> int | None:
-        return None if self._pending is None else self._pending.decider
-
-    @property
     def phase(self) -> int:
         return PHASE_OVER if self._pending is None else self._pending.phase
 
-    def legal_actions(self) -> list[int]:
-        return [] if self._pending is None else list(self._pending.actions)
-
-    def step(self, action: int) -> None:
-        if self._pending is None or action not in self._pending.actions:
-            raise ValueError(f"illegal action {action}")
-        self.step_count += 1
-        try:
-            self._pending = self._flow.send(action)
-        except StopIteration:
-            self._pending = None
-        if self._pending is not None and self.step_count >= STEP_CAP:
-            # Engine safety cap (no RAD rule): the game is cut off as a truncation.
-            self.truncated = True
-            self._flow.close()
-            self._pending = None
+    def _truncate(self) -> None:
+        self.truncated = True
 
     def projection(self) -> dict:
         """The whole game state, public and hidden, in a canonical form for comparisons."""
