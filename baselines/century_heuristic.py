@@ -55,7 +55,7 @@ from meeple_gym.century.rules import (
     POINT_ROW_SIZE,
 )
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.policy_kernels import _first_legal, _legal_or, policy_batch
+from meeple_gym.core.masks import _first_legal, _legal_or, policy_batch
 from meeple_gym.encoders.century import (
     COIN_PAYS,
     M_CUBES,

@@ -35,7 +35,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.policy_kernels import _legal_or, policy_batch
+from meeple_gym.core.masks import _legal_or, policy_batch
 from meeple_gym.core.records import copy_values
 from meeple_gym.encoders import endeavor as E
 from meeple_gym.endeavor.rules import (

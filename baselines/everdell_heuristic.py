@@ -34,7 +34,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.policy_kernels import _legal_or, policy_batch
+from meeple_gym.core.masks import _legal_or, policy_batch
 from meeple_gym.encoders import everdell as E
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R

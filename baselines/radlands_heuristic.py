@@ -26,7 +26,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
-from meeple_gym.core.policy_kernels import _legal_or, policy_batch
+from meeple_gym.core.masks import _legal_or, policy_batch
 from meeple_gym.encoders import radlands as E
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands.rules import (

@@ -61,6 +61,7 @@ from meeple_gym.century.rules import (
     STEP_CAP,
     YELLOW,
 )
+from meeple_gym.core.reference import shuffled
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 
 # Card tables as plain Python values.
@@ -77,15 +78,6 @@ UPGRADABLE = (YELLOW, RED, GREEN)  # CSR-P3/S5: yellow -> red -> green -> brown;
 def points_needed_to_end(num_players: int) -> int:
     """CSR-E1: 6 point cards with 2-3 players, 5 with 4-5."""
     return 6 if num_players in (2, 3) else 5
-
-
-def shuffled(rng: PyRng, items: list[int]) -> list[int]:
-    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.randint(i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
 
 
 def has_cubes(cubes: list[int], needed: list[int], times: int = 1) -> bool:

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from meeple_gym.core.reference_flow import FlowGame
+from meeple_gym.core.reference import FlowGame
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor.rules import (

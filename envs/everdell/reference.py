@@ -89,7 +89,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from meeple_gym.core.reference_flow import FlowGame
+from meeple_gym.core.reference import FlowGame, shuffled
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell.rules import (
@@ -256,15 +256,6 @@ RUG_MISSED_SPECIAL = {1: 3, 2: 6, 3: 6}
 
 # How a card comes into play.
 FROM_HAND, FROM_MEADOW, FREE, VIA_INN, VIA_FOREST = range(5)
-
-
-def shuffled(rng: PyRng, items: list) -> list:
-    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.randint(i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
 
 
 def city_code(owner: int, slot: int) -> int:

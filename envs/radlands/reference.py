@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from meeple_gym.core.reference_flow import FlowGame
+from meeple_gym.core.reference import FlowGame, shuffled
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import effects as FX
@@ -143,15 +143,6 @@ TARGETED_OPS = {
     "OCTAGON",
     "WAREHOUSE",
 }
-
-
-def shuffled(rng: PyRng, items: list) -> list:
-    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.randint(i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
 
 
 class _GameEnded(Exception):

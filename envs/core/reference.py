@@ -1,13 +1,25 @@
-"""The decision loop the slow reference games share (envs/endeavor, everdell, radlands).
+"""What the slow, plain-Python reference games share: ``shuffled`` (the kernels' Fisher-Yates
+order on ``PyRng``) and, for Endeavor, Everdell and Radlands, the decision loop.
 
-Their rules are written as one generator, ``self._game()`` kept in ``self._flow``: it yields a
-pending decision (an object with ``decider`` and ``actions``) whenever a player must choose,
-receives the chosen action, and returns when the game ends. ``FlowGame`` drives it: the legal
-actions, ``step`` and the engine's step cap (no rule of any game: a game cut off there is a
-truncation, which the subclass records in ``_truncate``).
+Those three write their rules as one generator, ``self._game()`` kept in ``self._flow``: it
+yields a pending decision (an object with ``decider`` and ``actions``) whenever a player must
+choose, receives the chosen action, and returns when the game ends. ``FlowGame`` drives it:
+the legal actions, ``step`` and the engine's step cap (no rule of any game: a game cut off
+there is a truncation, which the subclass records in ``_truncate``).
 """
 
 from __future__ import annotations
+
+from meeple_gym.core.rng import PyRng
+
+
+def shuffled(rng: PyRng, items: list) -> list:
+    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
+    items = list(items)
+    for i in range(len(items) - 1, 0, -1):
+        j = rng.randint(i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
 
 
 class FlowGame:

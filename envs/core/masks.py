@@ -1,5 +1,6 @@
-"""Kernels the rule-of-thumb agents share (meeple_gym.baselines.*_heuristic): the legal
-fallback every decision ends with, and the parallel loop that decides a batch of rows.
+"""Kernels over 0/1 action masks that the games and their rule-of-thumb agents share
+(meeple_gym.baselines.*_heuristic): the first or only legal action, the legal fallback every
+heuristic decision ends with, and the parallel loop that decides a batch of rows.
 
 They live in ``meeple_gym.core`` so that an edit here invalidates the cached machine code of
 every game that inlines them (meeple_gym.core.jit, "The on-disk cache").
@@ -11,7 +12,7 @@ from numba import prange
 
 from meeple_gym.core.jit import game_kernel, kernel, rebind
 
-__all__ = ["_first_legal", "_legal_or", "policy_batch"]
+__all__ = ["_first_legal", "_legal_or", "_single_action", "policy_batch"]
 
 
 @kernel
@@ -21,6 +22,18 @@ def _first_legal(mask):
         if mask[a] != 0:
             return a
     return -1
+
+
+@kernel
+def _single_action(mask):
+    """The one legal action of ``mask``, -1 if there are none or several."""
+    only = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if only >= 0:
+                return -1
+            only = a
+    return only
 
 
 @kernel
