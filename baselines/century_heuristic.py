@@ -26,7 +26,7 @@ from meeple_gym.century import data as D
 from meeple_gym.century import rules as R
 from meeple_gym.century.rules import N_COLOURS, N_TYPES
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.masks import _first_legal, _legal_or, policy_batch
+from meeple_gym.core.masks import _first_legal, _legal_or
 from meeple_gym.encoders.century import (
     COIN_PAYS,
     M_CUBES,
@@ -334,13 +334,8 @@ def heuristic_action(obs, mask):
     return _legal_or(action, mask, -1)
 
 
-heuristic_batch = policy_batch(heuristic_action, "century")
-
-
-class CenturyHeuristicAgent(KernelAgent):
+class CenturyHeuristicAgent(KernelAgent, policy=heuristic_action, game="century"):
     """A sensible-beginner Century player; deterministic, decides from the observation only."""
 
     obs_size = OBS_SIZE
     num_actions = R.NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)

@@ -35,7 +35,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.masks import _legal_or, policy_batch
+from meeple_gym.core.masks import _legal_or
 from meeple_gym.core.records import copy_values
 from meeple_gym.encoders import endeavor as E
 from meeple_gym.endeavor import rules as R
@@ -751,13 +751,8 @@ def heuristic_action(obs, mask):
     return _legal_or(action, mask, R.A_DONE)
 
 
-heuristic_batch = policy_batch(heuristic_action, "endeavor")
-
-
-class EndeavorHeuristicAgent(KernelAgent):
+class EndeavorHeuristicAgent(KernelAgent, policy=heuristic_action, game="endeavor"):
     """A sensible-beginner Endeavor player; deterministic, decides from the observation only."""
 
     obs_size = E.OBS_SIZE
     num_actions = R.NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)

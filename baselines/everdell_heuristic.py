@@ -34,7 +34,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.masks import _legal_or, policy_batch
+from meeple_gym.core.masks import _legal_or
 from meeple_gym.encoders import everdell as E
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
@@ -1279,13 +1279,8 @@ def heuristic_action(obs, mask):
     return _legal_or(action, mask, -1)
 
 
-heuristic_batch = policy_batch(heuristic_action, "everdell")
-
-
-class EverdellHeuristicAgent(KernelAgent):
+class EverdellHeuristicAgent(KernelAgent, policy=heuristic_action, game="everdell"):
     """A sensible-beginner Everdell player; deterministic, decides from the observation only."""
 
     obs_size = E.OBS_SIZE
     num_actions = R.NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)

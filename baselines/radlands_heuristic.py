@@ -26,7 +26,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
-from meeple_gym.core.masks import _legal_or, policy_batch
+from meeple_gym.core.masks import _legal_or
 from meeple_gym.encoders import radlands as E
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import rules as R
@@ -1045,13 +1045,8 @@ def _heuristic_action(obs, mask, boards):
     return _legal_or(action, mask, R.A_SKIP)
 
 
-heuristic_batch = policy_batch(heuristic_action, "radlands")
-
-
-class RadlandsHeuristicAgent(KernelAgent):
+class RadlandsHeuristicAgent(KernelAgent, policy=heuristic_action, game="radlands"):
     """A sensible-beginner Radlands player; deterministic, decides from the observation only."""
 
     obs_size = E.OBS_SIZE
     num_actions = R.NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)
