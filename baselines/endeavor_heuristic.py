@@ -35,7 +35,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
-from meeple_gym.core.masks import _legal_or
+from meeple_gym.core.masks import _legal_or, _onehot
 from meeple_gym.core.records import copy_values
 from meeple_gym.encoders import endeavor as E
 from meeple_gym.endeavor import rules as R
@@ -90,14 +90,6 @@ VIEW_DTYPE = np.dtype(
 
 
 # ---- decoding --------------------------------------------------------------------------------
-@kernel
-def _onehot(obs, start, n):
-    for k in range(n):
-        if obs[start + k] != 0:
-            return k
-    return -1
-
-
 @kernel
 def _card_ability(kind, cid):
     if kind == 0:

@@ -26,7 +26,7 @@ from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
 from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
-from meeple_gym.core.masks import _legal_or
+from meeple_gym.core.masks import _legal_or, _onehot
 from meeple_gym.encoders import radlands as E
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import rules as R
@@ -813,14 +813,6 @@ def _main_action(b, mask):
 
 
 # ---- decisions ------------------------------------------------------------------------------
-@kernel
-def _onehot(obs, start, n):
-    for k in range(n):
-        if obs[start + k] != 0:
-            return k
-    return -1
-
-
 @kernel
 def _that_type(b, obs):
     pos = _onehot(obs, E.PEND_THAT, 18)

@@ -1,6 +1,7 @@
-"""Kernels over 0/1 action masks that the games and their rule-of-thumb agents share
-(meeple_gym.baselines.*_heuristic): the first or only legal action, the legal fallback every
-heuristic decision ends with, and the parallel loop that decides a batch of rows.
+"""Kernels over 0/1 action masks and observation vectors that the games and their rule-of-thumb
+agents share (meeple_gym.baselines.*_heuristic): the first or only legal action, a one-hot
+block's index, the legal fallback every heuristic decision ends with, and the parallel loop
+that decides a batch of rows.
 
 They live in ``meeple_gym.core`` so that an edit here invalidates the cached machine code of
 every game that inlines them (meeple_gym.core.jit, "The on-disk cache").
@@ -12,7 +13,7 @@ from numba import prange
 
 from meeple_gym.core.jit import game_kernel, kernel, rebind
 
-__all__ = ["_first_legal", "_legal_or", "_single_action", "policy_batch"]
+__all__ = ["_first_legal", "_legal_or", "_onehot", "_single_action", "policy_batch"]
 
 
 @kernel
@@ -21,6 +22,15 @@ def _first_legal(mask):
     for a in range(mask.shape[0]):
         if mask[a] != 0:
             return a
+    return -1
+
+
+@kernel
+def _onehot(obs, start, n):
+    """Which of the ``n`` entries of a one-hot block at ``obs[start]`` is set, -1 if none."""
+    for k in range(n):
+        if obs[start + k] != 0:
+            return k
     return -1
 
 
