@@ -597,6 +597,12 @@ class ReferenceGame(FlowGame):
         action = yield from self._ask(decider, actions, context=context)
         return options.get(action)
 
+    def _pick_optional(self, decider, cards):
+        """The card the decider picks among ``cards`` or None: none there, or they skip."""
+        if not cards:
+            return None
+        return (yield from self._ask_card(decider, cards, optional=True))
+
     def _ask_place(self, decider, places, optional=False):
         options = {A_PLACE + c * 3 + i: (c, i) for c, i in places}
         actions = list(options) + ([A_SKIP] if optional else [])
@@ -917,20 +923,13 @@ class ReferenceGame(FlowGame):
     # -- damage and destroy
 
     def _op_damage(self, arg, owner, decider, src, ctx):
-        if arg == SELF:
-            card = src if src is not None and self._where(src) else None
-        else:
-            targets = self._targets(decider, arg, src)
-            if not targets:
-                return
-            card = yield from self._ask_card(decider, targets)
-        if card is None:
-            return
-        ctx["happened"] = True
-        ctx["hit_camp"] = card.is_camp
-        self._hit(card)
+        yield from self._strike(arg, decider, src, ctx, self._hit)
 
     def _op_destroy(self, arg, owner, decider, src, ctx):
+        yield from self._strike(arg, decider, src, ctx, self._destroy)
+
+    def _strike(self, arg, decider, src, ctx, hit):
+        """Damage or destroy (``hit``) the source itself or a target the decider picks."""
         if arg == SELF:
             card = src if src is not None and self._where(src) else None
         else:
@@ -942,7 +941,7 @@ class ReferenceGame(FlowGame):
             return
         ctx["happened"] = True
         ctx["hit_camp"] = card.is_camp
-        self._destroy(card)
+        hit(card)
 
     def _set_cards(self, set_code, owner):
         """The cards of a set, fixed before the first hit (subtleties §5)."""
@@ -1014,25 +1013,21 @@ class ReferenceGame(FlowGame):
     # -- restore
 
     def _op_restore(self, arg, owner, decider, src, ctx):
-        targets = self._targets(decider, arg, src)
-        if targets:  # optional (RAD-I3)
-            card = yield from self._ask_card(decider, targets, optional=True)
-            if card is not None:
-                self._restore(card)
+        # optional (RAD-I3)
+        card = yield from self._pick_optional(decider, self._targets(decider, arg, src))
+        if card is not None:
+            self._restore(card)
 
     def _op_restore_ready(self, arg, owner, decider, src, ctx):
         targets = self._targets(decider, T["OWN_DAMAGED_PERSON"], src)
-        if targets:
-            card = yield from self._ask_card(decider, targets, optional=True)
-            if card is not None:
-                self._restore(card, ready=True)
+        card = yield from self._pick_optional(decider, targets)
+        if card is not None:
+            self._restore(card, ready=True)
 
     def _op_restore_many(self, arg, owner, decider, src, ctx):
         while True:
             targets = self._targets(decider, T["OWN_DAMAGED_CARD"], src)
-            if not targets:
-                return
-            card = yield from self._ask_card(decider, targets, optional=True)
+            card = yield from self._pick_optional(decider, targets)
             if card is None:
                 return
             self._restore(card)
@@ -1212,10 +1207,7 @@ class ReferenceGame(FlowGame):
         # people. At most MAX_REARRANGE drops, the last one into a free spot.
         drops = 0
         while drops < MAX_REARRANGE:
-            people = self._people(owner)
-            if not people:
-                return
-            card = yield from self._ask_card(owner, people, optional=True)
+            card = yield from self._pick_optional(owner, self._people(owner))
             if card is None:
                 return
             self._remove(card)
