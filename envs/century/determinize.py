@@ -19,6 +19,8 @@ from meeple_gym.core.stepping import determinize_kernel
 
 @standalone_kernel(STATES, types.int64, types.int64, types.uint64)
 def determinize_into(states, g, player, key):
+    """Reshuffle the unseen rest of both decks of game ``g`` and replace its RNG word, from the
+    RNG word ``key``; ``player`` changes nothing (module docstring)."""
     s = states[g]
     words = np.zeros(1, np.uint64)
     words[0] = key
