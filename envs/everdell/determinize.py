@@ -18,13 +18,13 @@ all counts. A pending decision stays valid: it is asked again from the position
 asked the same kind of question (an engine with one legal choice takes it at once) is
 redrawn, so the draw is uniform over the arrangements consistent with the position.
 
+``determinize_batch(states, players, seed)`` does this for every row
+(meeple_gym.core.stepping.determinize_batch).
+
 Not used: what a player with perfect recall could infer from the order of past events beyond
 the record (e.g. the cards they gave an opponent with a Post Office, or which Meadow cards
 were discarded): the record keeps no history, so the pool is every card the seat does not
 see now.
-
-``determinize_batch(states, players, seed)`` does this for every row
-(meeple_gym.core.stepping.determinize_batch).
 """
 
 import numpy as np

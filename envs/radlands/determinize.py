@@ -19,12 +19,12 @@ recomputed and an arrangement under which the waiting player could not be waitin
 opponent choosing a person for Parachute Base must hold one) is redrawn, so the draw is
 uniform over the arrangements consistent with the position.
 
+``determinize_batch(states, players, seed)`` does this for every row
+(meeple_gym.core.stepping.determinize_batch).
+
 Not used: what a player with perfect recall could infer from the order of past events beyond
 the record (e.g. which cards of a reshuffled discard pile can still be in the deck); the
 record keeps no history, so the pool is every card the seat does not see now.
-
-``determinize_batch(states, players, seed)`` does this for every row
-(meeple_gym.core.stepping.determinize_batch).
 """
 
 import numpy as np
