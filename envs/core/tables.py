@@ -30,10 +30,12 @@ def key_index(keys) -> MappingProxyType:
     return MappingProxyType({key: i for i, key in enumerate(keys)})
 
 
-def keyed(rows) -> tuple[int, tuple, tuple, MappingProxyType]:
-    """A keyed table's count, ``key`` column, ``name`` column and key -> id index."""
+def keyed(rows, *texts: str) -> tuple:
+    """A keyed table's count, ``key`` column, ``name`` column and key -> id index, then each of
+    the text columns ``texts``."""
     keys = tuple(r["key"] for r in rows)
-    return len(rows), keys, tuple(r["name"] for r in rows), key_index(keys)
+    head = (len(rows), keys, text_column(rows, "name"), key_index(keys))
+    return head + tuple(text_column(rows, column) for column in texts)
 
 
 def text_column(rows, column: str) -> tuple:

@@ -36,7 +36,7 @@ from types import MappingProxyType
 import numpy as np
 
 from meeple_gym.core.tables import int_column as _ints
-from meeple_gym.core.tables import keyed, read_rows, text_column
+from meeple_gym.core.tables import keyed, read_rows
 
 _HERE = Path(__file__).parent
 
@@ -72,8 +72,7 @@ _events = _rows("events.csv")
 _locations = _rows("locations.csv")
 
 # --- cards ---------------------------------------------------------------------------------
-N_CARD_TYPES, CARD_KEYS, CARD_NAMES, CARD_ID = keyed(_cards)
-CARD_SUMMARIES = text_column(_cards, "summary")
+N_CARD_TYPES, CARD_KEYS, CARD_NAMES, CARD_ID, CARD_SUMMARIES = keyed(_cards, "summary")
 CARD_KIND = np.array([KINDS.index(r["kind"]) for r in _cards], dtype=np.int8)
 CARD_COLOR = np.array([COLORS.index(r["color"]) for r in _cards], dtype=np.int8)
 CARD_UNIQUE = _ints(_cards, "unique")
@@ -105,9 +104,9 @@ for _i, _r in enumerate(_cards):
         CONSTRUCTION_ADMITS[_i, : len(_pairs)] = [CARD_ID[k] for k in _pairs]
 
 # --- events --------------------------------------------------------------------------------
-N_EVENTS, EVENT_KEYS, EVENT_NAMES, EVENT_ID = keyed(_events)
-EVENT_REQUIREMENTS = text_column(_events, "requirement")
-EVENT_SUMMARIES = text_column(_events, "summary")
+N_EVENTS, EVENT_KEYS, EVENT_NAMES, EVENT_ID, EVENT_REQUIREMENTS, EVENT_SUMMARIES = keyed(
+    _events, "requirement", "summary"
+)
 EVENT_IS_SPECIAL = np.array([r["kind"] == "special" for r in _events], dtype=np.int8)
 BASIC_EVENTS = tuple(int(i) for i in np.flatnonzero(EVENT_IS_SPECIAL == 0))
 SPECIAL_EVENTS = tuple(int(i) for i in np.flatnonzero(EVENT_IS_SPECIAL == 1))
@@ -133,8 +132,9 @@ EVENT_MAX_POINTS = _ints(_events, "max_points")
 # --- locations -----------------------------------------------------------------------------
 LOCATION_KINDS = ("basic", "forest", "haven", "journey", "season")
 LOC_BASIC, LOC_FOREST, LOC_HAVEN, LOC_JOURNEY, LOC_SEASON = range(5)
-N_LOCATIONS, LOCATION_KEYS, LOCATION_NAMES, LOCATION_ID = keyed(_locations)
-LOCATION_SUMMARIES = text_column(_locations, "summary")
+N_LOCATIONS, LOCATION_KEYS, LOCATION_NAMES, LOCATION_ID, LOCATION_SUMMARIES = keyed(
+    _locations, "summary"
+)
 LOCATION_KIND = np.array([LOCATION_KINDS.index(r["kind"]) for r in _locations], dtype=np.int8)
 LOCATION_EXCLUSIVE = _ints(_locations, "exclusive")
 LOCATION_EXTRA_SPOT_4P = _ints(_locations, "extra_spot_4p")

@@ -27,7 +27,7 @@ import numpy as np
 
 from meeple_gym.core.tables import int_column as _ints
 from meeple_gym.core.tables import key_index as _index
-from meeple_gym.core.tables import keyed, read_rows, text_column
+from meeple_gym.core.tables import keyed, read_rows
 
 _HERE = Path(__file__).parent
 
@@ -46,8 +46,7 @@ _events = _rows("events.csv")
 _special = {r["key"]: r for r in _rows("special.csv")}
 
 # --- camps ---------------------------------------------------------------------------------
-N_CAMPS, CAMP_KEYS, CAMP_NAMES, CAMP_ID = keyed(_camps)
-CAMP_SUMMARIES = text_column(_camps, "summary")
+N_CAMPS, CAMP_KEYS, CAMP_NAMES, CAMP_ID, CAMP_SUMMARIES = keyed(_camps, "summary")
 CAMP_DRAW = _ints(_camps, "draw")
 CAMP_N_ABILITIES = _ints(_camps, "n_abilities")
 CAMP_ABILITY_COST = np.stack([_ints(_camps, "ability1_cost"), _ints(_camps, "ability2_cost")], 1)
@@ -56,8 +55,7 @@ FIRST_GAME_A = tuple(i for i, r in enumerate(_camps) if r["first_game"] == "A")
 FIRST_GAME_B = tuple(i for i, r in enumerate(_camps) if r["first_game"] == "B")
 
 # --- people --------------------------------------------------------------------------------
-N_PERSON_TYPES, PERSON_KEYS, PERSON_NAMES, PERSON_ID = keyed(_people)
-PERSON_SUMMARIES = text_column(_people, "summary")
+N_PERSON_TYPES, PERSON_KEYS, PERSON_NAMES, PERSON_ID, PERSON_SUMMARIES = keyed(_people, "summary")
 PERSON_COPIES = _ints(_people, "copies")
 PERSON_UNIQUE = _ints(_people, "unique")
 PERSON_COST = _ints(_people, "cost")
@@ -69,8 +67,7 @@ PERSON_ABILITY_COST = np.stack(
 PERSON_HAS_TRAIT = _ints(_people, "has_trait")
 
 # --- events --------------------------------------------------------------------------------
-N_EVENT_TYPES, EVENT_KEYS, EVENT_NAMES, EVENT_ID = keyed(_events)
-EVENT_SUMMARIES = text_column(_events, "summary")
+N_EVENT_TYPES, EVENT_KEYS, EVENT_NAMES, EVENT_ID, EVENT_SUMMARIES = keyed(_events, "summary")
 EVENT_COPIES = _ints(_events, "copies")
 EVENT_COST = _ints(_events, "cost")
 EVENT_BOMB = _ints(_events, "bomb")
