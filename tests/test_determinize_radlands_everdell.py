@@ -359,7 +359,7 @@ def test_public_api(name, num_players):
     raw = env.unwrapped
     before = raw.state_array.copy()
     twin = raw.determinize(1, 12)
-    want = _det(module, before, 1, derive_key(12, 0, module.STREAM_DETERMINIZE))
+    want = _det(module, before, 1, derive_key(12, 0, STREAM_DETERMINIZE))
     assert twin.state_array.tobytes() == want.tobytes()
     assert raw.state_array.tobytes() == before.tobytes()
 
