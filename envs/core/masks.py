@@ -66,5 +66,6 @@ def _policy_batch(obs, masks, out):
 def policy_batch(policy, game: str):
     """The parallel kernel ``(obs, masks, out)`` that runs the one-row kernel ``policy`` on every
     row, compiled into ``game``'s cache group (it inlines that game's heuristic)."""
-    namespace = {"prange": prange, "policy": policy}
+    namespace = dict(globals())  # with __name__: Numba's cache locates the code by its module
+    namespace["policy"] = policy
     return game_kernel(rebind(_policy_batch, namespace), game, parallel=True)
