@@ -19,42 +19,14 @@ pay and discard the cube whose loss hurts least (spare yellow first).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.century.data import (
-    KIND_SPICE,
-    KIND_TRADE,
-    KIND_UPGRADE,
-    MERCHANT_IN,
-    MERCHANT_KIND,
-    MERCHANT_OUT,
-    MERCHANT_UPGRADES,
-)
-from meeple_gym.century.rules import (
-    A_ACQUIRE,
-    A_CLAIM,
-    A_PLACE,
-    A_PLAY,
-    A_REST,
-    A_RETURN,
-    A_STOP,
-    A_TRADE,
-    A_UPGRADE,
-    CARAVAN_LIMIT,
-    MARKET_SIZE,
-    MAX_TRADE_REPEATS,
-    N_COLOURS,
-    N_TYPES,
-    NUM_ACTIONS,
-    PHASE_DISCARD,
-    PHASE_MAIN,
-    PHASE_PAY,
-    PHASE_TRADE,
-    PHASE_UPGRADE,
-    POINT_ROW_SIZE,
-)
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.century import data as D
+from meeple_gym.century import rules as R
+from meeple_gym.century.rules import N_COLOURS, N_TYPES
+from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.masks import _first_legal, _legal_or
 from meeple_gym.encoders.century import (
     COIN_PAYS,
     M_CUBES,
@@ -140,7 +112,7 @@ def _least_useful(car, cost, allowed):
 def _cap(car, cost):
     """CSR-K1: drop the least useful cubes until at most 10 remain (in place)."""
     allowed = np.ones(N_COLOURS, np.bool_)
-    while _total(car) > CARAVAN_LIMIT:
+    while _total(car) > R.CARAVAN_LIMIT:
         car[_least_useful(car, cost, allowed)] -= 1
 
 
@@ -166,9 +138,9 @@ def _best_upgrade(car, cost):
 @kernel
 def _max_repeats(car, t):
     n = 0
-    while n < MAX_TRADE_REPEATS:
+    while n < R.MAX_TRADE_REPEATS:
         for c in range(N_COLOURS):
-            if car[c] < (n + 1) * MERCHANT_IN[t, c]:
+            if car[c] < (n + 1) * D.MERCHANT_IN[t, c]:
                 return n
         n += 1
     return n
@@ -177,7 +149,7 @@ def _max_repeats(car, t):
 @kernel
 def _trade_result(car, t, n, cost, out):
     for c in range(N_COLOURS):
-        out[c] = car[c] + n * (MERCHANT_OUT[t, c] - MERCHANT_IN[t, c])
+        out[c] = car[c] + n * (D.MERCHANT_OUT[t, c] - D.MERCHANT_IN[t, c])
     _cap(out, cost)
 
 
@@ -200,14 +172,14 @@ def _best_trade_count(car, t, cost):
 def _play_score(car, t, cost):
     """Score of the caravan after playing card ``t`` well; a large value if it cannot be."""
     tmp = car.copy()
-    kind = MERCHANT_KIND[t]
-    if kind == KIND_SPICE:  # CSR-P2
+    kind = D.MERCHANT_KIND[t]
+    if kind == D.KIND_SPICE:  # CSR-P2
         for c in range(N_COLOURS):
-            tmp[c] += MERCHANT_OUT[t, c]
+            tmp[c] += D.MERCHANT_OUT[t, c]
         _cap(tmp, cost)
         return _score(tmp, cost)
-    if kind == KIND_UPGRADE:  # CSR-P3/P4: greedy steps, stop when none helps
-        for _ in range(MERCHANT_UPGRADES[t]):
+    if kind == D.KIND_UPGRADE:  # CSR-P3/P4: greedy steps, stop when none helps
+        for _ in range(D.MERCHANT_UPGRADES[t]):
             c = _best_upgrade(tmp, cost)
             if c < 0:
                 break
@@ -223,13 +195,13 @@ def _play_score(car, t, cost):
 @kernel
 def _card_worth(t):
     """Rough worth of owning merchant card ``t``, in cube-levels gained per play."""
-    kind = MERCHANT_KIND[t]
-    if kind == KIND_UPGRADE:
-        return 1.5 * MERCHANT_UPGRADES[t]
+    kind = D.MERCHANT_KIND[t]
+    if kind == D.KIND_UPGRADE:
+        return 1.5 * D.MERCHANT_UPGRADES[t]
     gain = 0.0
     for c in range(N_COLOURS):
-        gain += (c + 1) * (MERCHANT_OUT[t, c] - MERCHANT_IN[t, c])
-    if kind == KIND_TRADE:
+        gain += (c + 1) * (D.MERCHANT_OUT[t, c] - D.MERCHANT_IN[t, c])
+    if kind == D.KIND_TRADE:
         gain *= 1.5  # a trade can be repeated
     return gain
 
@@ -240,7 +212,7 @@ def _decode_target(obs, car, cost):
     best_j = -1
     best = -1.0
     row_cost = np.zeros(N_COLOURS, np.int64)
-    for j in range(POINT_ROW_SIZE):
+    for j in range(R.POINT_ROW_SIZE):
         b = POINT_ROW_OFFSET + j * POINT_BLOCK
         if obs[b + R_PRESENT] == 0:
             continue
@@ -268,24 +240,16 @@ def _coin_bonus(obs, j):
 
 
 @kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
-
-
-@kernel
 def _main_action(obs, mask, car, cost):
     # 1. CSR-C1: claim the affordable point card worth most.
     best_a = -1
     best = -1.0
-    for j in range(POINT_ROW_SIZE):
-        if mask[A_CLAIM + j] != 0:
+    for j in range(R.POINT_ROW_SIZE):
+        if mask[R.A_CLAIM + j] != 0:
             worth = obs[POINT_ROW_OFFSET + j * POINT_BLOCK + R_POINTS] + _coin_bonus(obs, j)
             if worth > best:
                 best = worth
-                best_a = A_CLAIM + j
+                best_a = R.A_CLAIM + j
     if best_a >= 0:
         return best_a
     owned = 0
@@ -294,8 +258,8 @@ def _main_action(obs, mask, car, cost):
     # 3. CSR-A1: early on, buy the card with the best worth net of the cubes paid for it.
     acquire_a = -1
     acquire_net = -1e9
-    for k in range(MARKET_SIZE):
-        if mask[A_ACQUIRE + k] == 0:
+    for k in range(R.MARKET_SIZE):
+        if mask[R.A_ACQUIRE + k] == 0:
             continue
         b = MARKET_OFFSET + k * MARKET_BLOCK
         t = -1
@@ -309,7 +273,7 @@ def _main_action(obs, mask, car, cost):
             net += (c + 1) * obs[b + M_CUBES + c]
         if net > acquire_net:
             acquire_net = net
-            acquire_a = A_ACQUIRE + k
+            acquire_a = R.A_ACQUIRE + k
     if owned < ACQUIRE_UNTIL_CARDS and acquire_net >= ACQUIRE_MIN_NET:
         return acquire_a
     # 4. Play the hand card that brings the caravan closest to the target.
@@ -317,16 +281,16 @@ def _main_action(obs, mask, car, cost):
     best_a = -1
     best_v = base
     for t in range(N_TYPES):
-        if mask[A_PLAY + t] != 0:
+        if mask[R.A_PLAY + t] != 0:
             v = _play_score(car, t, cost)
             if v < best_v:
                 best_v = v
-                best_a = A_PLAY + t
+                best_a = R.A_PLAY + t
     if best_a >= 0:
         return best_a
     # 5. CSR-R1: nothing in hand helps, so take the played cards back; else grow the hand.
-    if mask[A_REST] != 0:
-        return A_REST
+    if mask[R.A_REST] != 0:
+        return R.A_REST
     if acquire_a >= 0:
         return acquire_a
     return _first_legal(mask)
@@ -345,12 +309,12 @@ def heuristic_action(obs, mask):
         if obs[PHASE_ONEHOT + i] != 0:
             phase = i
     action = -1
-    if phase == PHASE_MAIN:
+    if phase == R.PHASE_MAIN:
         action = _main_action(obs, mask, car, cost)
-    elif phase == PHASE_UPGRADE:
+    elif phase == R.PHASE_UPGRADE:
         c = _best_upgrade(car, cost)
-        action = A_STOP if c < 0 else A_UPGRADE + c
-    elif phase == PHASE_TRADE:
+        action = R.A_STOP if c < 0 else R.A_UPGRADE + c
+    elif phase == R.PHASE_TRADE:
         t = -1
         for u in range(N_TYPES):
             if obs[PENDING_CARD + u] != 0:
@@ -358,32 +322,20 @@ def heuristic_action(obs, mask):
         if t >= 0:
             n, _ = _best_trade_count(car, t, cost)
             if n > 0:
-                action = A_TRADE + n - 1
-    elif phase == PHASE_PAY or phase == PHASE_DISCARD:
-        base = A_PLACE if phase == PHASE_PAY else A_RETURN
+                action = R.A_TRADE + n - 1
+    elif phase == R.PHASE_PAY or phase == R.PHASE_DISCARD:
+        base = R.A_PLACE if phase == R.PHASE_PAY else R.A_RETURN
         allowed = np.zeros(N_COLOURS, np.bool_)
         for c in range(N_COLOURS):
             allowed[c] = mask[base + c] != 0
         c = _least_useful(car, cost, allowed)
         if c >= 0:
             action = base + c
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = _first_legal(mask)
-    return action
+    return _legal_or(action, mask, -1)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
-
-
-class CenturyHeuristicAgent(KernelAgent):
+class CenturyHeuristicAgent(KernelAgent, policy=heuristic_action, game="century"):
     """A sensible-beginner Century player; deterministic, decides from the observation only."""
 
     obs_size = OBS_SIZE
-    num_actions = NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)
+    num_actions = R.NUM_ACTIONS

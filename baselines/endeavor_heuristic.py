@@ -31,86 +31,14 @@ points (END-S3); the empire card returned is the one least worth keeping (END-S4
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.masks import _legal_or, _onehot
 from meeple_gym.core.records import copy_values
 from meeple_gym.encoders import endeavor as E
-from meeple_gym.endeavor.rules import (
-    A_BUILDING,
-    A_DONE,
-    A_EMPIRE,
-    A_GOOD,
-    A_HOME,
-    A_PAY_TOKEN,
-    A_REGION,
-    A_ROLE,
-    A_SLOT,
-    A_TOKENS,
-    A_UPGRADE,
-    AB_DEFENCE,
-    AB_EXTRA_GOOD,
-    AB_EXTRA_TOKENS,
-    AB_REGION_POINTS,
-    AB_ROLE_BONUS,
-    AB_TRAVEL,
-    B_MARKET,
-    BLD_ABILITY,
-    BLD_ARG,
-    BLD_COST,
-    BLD_POINTS,
-    BOARD,
-    CITY_ABILITY,
-    CITY_ARG,
-    CITY_BUILD,
-    CITY_POINTS,
-    CITY_SETTLE,
-    COMMANDER,
-    COND_CITIES_IN_REGION,
-    COND_CITIES_TOTAL,
-    COND_GOODS_TOTAL,
-    COND_SHIPS_IN_REGION,
-    CRAFTSMAN,
-    EMP_ABILITY,
-    EMP_ARG,
-    EMP_COND,
-    EMP_COND_COUNT,
-    EMP_COND_REGION,
-    EMP_POINTS,
-    EMP_VOTE,
-    GOVERNOR,
-    MARKERS,
-    MARKET,
-    MAX_TOKENS,
-    MAXP,
-    MERCHANT,
-    N_ROLES,
-    N_SLOTS,
-    NB,
-    NC,
-    NEMP,
-    NG,
-    NR,
-    NUM_ACTIONS,
-    PH_EMPIRE_RETURN,
-    PH_PLAN_ROLE,
-    PH_PLAN_TOKENS,
-    PH_ROLE,
-    PH_START_CITY,
-    POLITICIAN,
-    PREVIOUS,
-    REGION_CITIES,
-    ROUND_LIMIT,
-    SAILOR,
-    SLOT_REGION,
-    SUB_GOV_MOVE,
-    SUB_GOV_PAY,
-    SUB_HOME_GOOD,
-    TRAVEL,
-    UPGRADE_COST,
-    WEST_AFRICA,
-)
+from meeple_gym.endeavor import rules as R
 
 # ---- weights (own judgement, in end points) --------------------------------------------------
 TOKEN_ROUND = 0.17  # what one token earns per round (about 2.5 points a round from 15 tokens)
@@ -123,10 +51,10 @@ SLOT_EARLY = 0.5  # a board slot while more than 3 are free
 SLOT_LATE = 1.2
 NEG = -1e9
 MAX_ITEMS = 48
-MAX_WORK = MAX_TOKENS + BOARD + 1
+MAX_WORK = R.MAX_TOKENS + R.BOARD + 1
 
 REGION_MEAN_POINTS = np.array(
-    [CITY_POINTS[REGION_CITIES[r]].mean() for r in range(NR)], dtype=np.float64
+    [R.CITY_POINTS[R.REGION_CITIES[r]].mean() for r in range(R.NR)], dtype=np.float64
 )
 
 VIEW_DTYPE = np.dtype(
@@ -135,25 +63,25 @@ VIEW_DTYPE = np.dtype(
         ("rnd", np.int64),
         ("phase", np.int64),
         ("sub", np.int64),
-        ("pool", np.int64, (MAXP,)),
+        ("pool", np.int64, (R.MAXP,)),
         ("placed", np.int64),
-        ("goods", np.int64, (MAXP, NG)),
-        ("ships", np.int64, (MAXP, NR)),
-        ("board_n", np.int64, (MAXP,)),
-        ("markers", np.int64, (MAXP,)),
-        ("defence", np.int64, (MAXP,)),  # defence cards on each board (END-A4)
-        ("bonus", np.int64, (N_ROLES,)),  # own role-bonus cards per role
+        ("goods", np.int64, (R.MAXP, R.NG)),
+        ("ships", np.int64, (R.MAXP, R.NR)),
+        ("board_n", np.int64, (R.MAXP,)),
+        ("markers", np.int64, (R.MAXP,)),
+        ("defence", np.int64, (R.MAXP,)),  # defence cards on each board (END-A4)
+        ("bonus", np.int64, (R.N_ROLES,)),  # own role-bonus cards per role
         ("discount", np.int64),  # own travel-discount cards
         ("extra_good", np.int64),  # own extra-good cards
-        ("region_pts", np.int64, (NR,)),  # own region-points cards per region
-        ("slot_city", np.int64, (N_SLOTS,)),
-        ("slot_owner", np.int64, (N_SLOTS,)),  # relative seat, -1 unclaimed
-        ("slot_up", np.int64, (N_SLOTS,)),
-        ("open", np.int64, (NR,)),
-        ("emarket", np.int64, (MARKET,)),
-        ("bmarket", np.int64, (B_MARKET,)),
-        ("roles", np.int64, (N_ROLES,)),
-        ("hand", np.int64, (NEMP,)),
+        ("region_pts", np.int64, (R.NR,)),  # own region-points cards per region
+        ("slot_city", np.int64, (R.N_SLOTS,)),
+        ("slot_owner", np.int64, (R.N_SLOTS,)),  # relative seat, -1 unclaimed
+        ("slot_up", np.int64, (R.N_SLOTS,)),
+        ("open", np.int64, (R.NR,)),
+        ("emarket", np.int64, (R.MARKET,)),
+        ("bmarket", np.int64, (R.B_MARKET,)),
+        ("roles", np.int64, (R.N_ROLES,)),
+        ("hand", np.int64, (R.NEMP,)),
         ("strength", np.int64),
         ("used", np.int64),
         ("gov_slot", np.int64),
@@ -163,35 +91,27 @@ VIEW_DTYPE = np.dtype(
 
 # ---- decoding --------------------------------------------------------------------------------
 @kernel
-def _onehot(obs, start, n):
-    for k in range(n):
-        if obs[start + k] != 0:
-            return k
-    return -1
-
-
-@kernel
 def _card_ability(kind, cid):
     if kind == 0:
-        return CITY_ABILITY[cid], CITY_ARG[cid]
+        return R.CITY_ABILITY[cid], R.CITY_ARG[cid]
     if kind == 1:
-        return BLD_ABILITY[cid], BLD_ARG[cid]
-    return EMP_ABILITY[cid], EMP_ARG[cid]
+        return R.BLD_ABILITY[cid], R.BLD_ARG[cid]
+    return R.EMP_ABILITY[cid], R.EMP_ARG[cid]
 
 
 @kernel
 def _add_ability(v, i, ab, arg):
-    if ab == AB_DEFENCE:
+    if ab == R.AB_DEFENCE:
         v.defence[i] += 1
     if i != 0:
         return
-    if ab == AB_ROLE_BONUS:
+    if ab == R.AB_ROLE_BONUS:
         v.bonus[arg] += 1
-    elif ab == AB_TRAVEL:
+    elif ab == R.AB_TRAVEL:
         v.discount += 1
-    elif ab == AB_EXTRA_GOOD:
+    elif ab == R.AB_EXTRA_GOOD:
         v.extra_good += 1
-    elif ab == AB_REGION_POINTS:
+    elif ab == R.AB_REGION_POINTS:
         v.region_pts[arg] += 1
 
 
@@ -205,46 +125,46 @@ def _decode(obs, v):
     v.extra_good = 0
     v.bonus[:] = 0
     v.region_pts[:] = 0
-    for i in range(MAXP):
+    for i in range(R.MAXP):
         b = E.PLAYERS + i * E.PLAYER_BLOCK
         v.pool[i] = np.int64(obs[b + E.P_POOL])
         v.board_n[i] = np.int64(obs[b + E.P_BOARD_N])
         v.markers[i] = np.int64(obs[b + E.P_MARKERS])
         v.defence[i] = 0
-        for g in range(NG):
+        for g in range(R.NG):
             v.goods[i, g] = np.int64(obs[b + E.P_GOODS + g])
-        for r in range(NR):
+        for r in range(R.NR):
             v.ships[i, r] = np.int64(obs[b + E.P_SHIPS + r])
-        for c in range(NC):
+        for c in range(R.NC):
             if obs[b + E.P_BOARD_CITY + c] != 0:
                 ab, arg = _card_ability(0, c)
                 _add_ability(v, i, ab, arg)
-        for c in range(NB):
+        for c in range(R.NB):
             if obs[b + E.P_BOARD_BUILDING + c] != 0:
                 ab, arg = _card_ability(1, c)
                 _add_ability(v, i, ab, arg)
-        for c in range(NEMP):
+        for c in range(R.NEMP):
             if obs[b + E.P_BOARD_EMPIRE + c] != 0:
                 ab, arg = _card_ability(2, c)
                 _add_ability(v, i, ab, arg)
     v.placed = np.int64(obs[E.PLAYERS + E.P_PLACED])
     v.gov_slot = -1
-    for k in range(N_SLOTS):
+    for k in range(R.N_SLOTS):
         b = E.SLOTS + k * E.SLOT_BLOCK
-        v.slot_city[k] = _onehot(obs, b + E.S_CITY, NC)
-        v.slot_owner[k] = _onehot(obs, b + E.S_OWNER, MAXP)
+        v.slot_city[k] = _onehot(obs, b + E.S_CITY, R.NC)
+        v.slot_owner[k] = _onehot(obs, b + E.S_OWNER, R.MAXP)
         v.slot_up[k] = np.int64(obs[b + E.S_UPGRADED])
         if obs[b + E.S_SETTLING] != 0:
             v.gov_slot = k
-    for r in range(NR):
+    for r in range(R.NR):
         v.open[r] = np.int64(obs[E.REGIONS + r * E.REGION_BLOCK + E.R_OPEN])
-    for i in range(MARKET):
-        v.emarket[i] = _onehot(obs, E.EMPIRE_MARKET + i * NEMP, NEMP)
-    for i in range(B_MARKET):
-        v.bmarket[i] = _onehot(obs, E.BUILDING_MARKET + i * NB, NB)
-    for r in range(N_ROLES):
+    for i in range(R.MARKET):
+        v.emarket[i] = _onehot(obs, E.EMPIRE_MARKET + i * R.NEMP, R.NEMP)
+    for i in range(R.B_MARKET):
+        v.bmarket[i] = _onehot(obs, E.BUILDING_MARKET + i * R.NB, R.NB)
+    for r in range(R.N_ROLES):
         v.roles[r] = np.int64(obs[E.OWN_ROLE_HAND + r])
-    for e in range(NEMP):
+    for e in range(R.NEMP):
         v.hand[e] = np.int64(obs[E.OWN_EMPIRE_HAND + e])
     v.strength = np.int64(obs[E.STRENGTH])
     v.used = np.int64(obs[E.USED])
@@ -254,7 +174,7 @@ def _decode(obs, v):
 @kernel
 def _rounds_after(v):
     """Rounds still to play after this one (END-E4)."""
-    return max(0, ROUND_LIMIT - v.rnd)
+    return max(0, R.ROUND_LIMIT - v.rnd)
 
 
 @kernel
@@ -266,8 +186,8 @@ def _token_cost(v):
 @kernel
 def _cities_in(v, i, r):
     n = 0
-    for k in range(N_SLOTS):
-        if v.slot_owner[k] == i and (r < 0 or SLOT_REGION[k] == r):
+    for k in range(R.N_SLOTS):
+        if v.slot_owner[k] == i and (r < 0 or R.SLOT_REGION[k] == r):
             n += 1
     return n
 
@@ -280,24 +200,24 @@ def _goods_total(v, i):
 @kernel
 def _ability_worth(v, ab, arg):
     left = _rounds_after(v)
-    if ab == AB_ROLE_BONUS:
-        return ROLE_BONUS_USE * left / 3.0 * (1.5 if arg == CRAFTSMAN else 1.0)
-    if ab == AB_EXTRA_TOKENS:
+    if ab == R.AB_ROLE_BONUS:
+        return ROLE_BONUS_USE * left / 3.0 * (1.5 if arg == R.CRAFTSMAN else 1.0)
+    if ab == R.AB_EXTRA_TOKENS:
         return arg * TOKEN_ROUND * left
-    if ab == AB_EXTRA_GOOD:
+    if ab == R.AB_EXTRA_GOOD:
         return GOOD_POINT * left / 3.0
-    if ab == AB_TRAVEL:
+    if ab == R.AB_TRAVEL:
         return 0.05 * left
-    if ab == AB_DEFENCE:
+    if ab == R.AB_DEFENCE:
         return 0.3 if left > 0 else 0.0
-    if ab == AB_REGION_POINTS:
+    if ab == R.AB_REGION_POINTS:
         return _cities_in(v, 0, arg) + (0.5 if left > 1 else 0.0)
     return 0.0
 
 
 @kernel
 def _slot_cost(v):
-    free = BOARD - v.board_n[0]
+    free = R.BOARD - v.board_n[0]
     if _rounds_after(v) == 0:
         return 0.0
     return SLOT_EARLY if free > 3 else SLOT_LATE
@@ -306,32 +226,32 @@ def _slot_cost(v):
 @kernel
 def _city_card_worth(v, c):
     ab, arg = _card_ability(0, c)
-    return CITY_POINTS[c] + _ability_worth(v, ab, arg)
+    return R.CITY_POINTS[c] + _ability_worth(v, ab, arg)
 
 
 @kernel
 def _building_worth(v, b):
     ab, arg = _card_ability(1, b)
-    return BLD_POINTS[b] + _ability_worth(v, ab, arg)
+    return R.BLD_POINTS[b] + _ability_worth(v, ab, arg)
 
 
 @kernel
 def _empire_worth(v, e):
     ab, arg = _card_ability(2, e)
-    return EMP_POINTS[e] + _ability_worth(v, ab, arg)
+    return R.EMP_POINTS[e] + _ability_worth(v, ab, arg)
 
 
 @kernel
 def _condition_met(v, e, extra_goods, extra_ship_region):
     """END-A5: the condition of empire card ``e`` for us, with some goods or one ship more."""
-    cond = EMP_COND[e]
-    need = EMP_COND_COUNT[e]
-    if cond == COND_CITIES_IN_REGION:
-        return _cities_in(v, 0, EMP_COND_REGION[e]) >= need
-    if cond == COND_SHIPS_IN_REGION:
-        r = EMP_COND_REGION[e]
+    cond = R.EMP_COND[e]
+    need = R.EMP_COND_COUNT[e]
+    if cond == R.COND_CITIES_IN_REGION:
+        return _cities_in(v, 0, R.EMP_COND_REGION[e]) >= need
+    if cond == R.COND_SHIPS_IN_REGION:
+        r = R.EMP_COND_REGION[e]
         return v.ships[0, r] + (1 if r == extra_ship_region else 0) >= need
-    if cond == COND_CITIES_TOTAL:
+    if cond == R.COND_CITIES_TOTAL:
         return _cities_in(v, 0, -1) >= need
     return _goods_total(v, 0) + extra_goods >= need  # COND_GOODS_TOTAL, the last kind
 
@@ -340,7 +260,7 @@ def _condition_met(v, e, extra_goods, extra_ship_region):
 def _empire_available(v, e):
     if v.hand[e]:
         return True
-    for i in range(MARKET):
+    for i in range(R.MARKET):
         if v.emarket[i] == e:
             return True
     return False
@@ -349,14 +269,14 @@ def _empire_available(v, e):
 @kernel
 def _marker_worth(v, k):
     """What our marker on slot ``k`` is worth (its city's points and upgrade)."""
-    return CITY_POINTS[v.slot_city[k]] + v.slot_up[k]
+    return R.CITY_POINTS[v.slot_city[k]] + v.slot_up[k]
 
 
 @kernel
 def _weakest_marker(v, exclude):
     best = -1
     best_w = 1e9
-    for k in range(N_SLOTS):
+    for k in range(R.N_SLOTS):
         if v.slot_owner[k] == 0 and k != exclude:
             w = _marker_worth(v, k)
             if w < best_w:
@@ -415,30 +335,30 @@ def _craft_plan(v, work):
     action = np.zeros(MAX_ITEMS, np.int64)
     slot_cost = _slot_cost(v)
     m = 0
-    for i in range(B_MARKET):
+    for i in range(R.B_MARKET):
         b = v.bmarket[i]
         if b >= 0:
-            cost[m] = BLD_COST[b]
+            cost[m] = R.BLD_COST[b]
             worth[m] = _building_worth(v, b) - slot_cost
             uses[m] = 1
-            action[m] = A_BUILDING + i
+            action[m] = R.A_BUILDING + i
             m += 1
-    for k in range(N_SLOTS):
+    for k in range(R.N_SLOTS):
         c = v.slot_city[k]
         if c >= 0 and v.slot_owner[k] < 0:
-            cost[m] = CITY_BUILD[c]
+            cost[m] = R.CITY_BUILD[c]
             worth[m] = _city_card_worth(v, c) - slot_cost
             uses[m] = 1
-            action[m] = A_SLOT + k
+            action[m] = R.A_SLOT + k
             m += 1
         if v.slot_owner[k] == 0 and v.slot_up[k] == 0:
-            cost[m] = UPGRADE_COST
+            cost[m] = R.UPGRADE_COST
             # END-A3 R: +1 point, and 1 more good per Merchant action
             worth[m] = 1.0 + GOOD_POINT * _rounds_after(v) / 3.0
             uses[m] = 0
-            action[m] = A_UPGRADE + k
+            action[m] = R.A_UPGRADE + k
             m += 1
-    return _plan_best(cost, worth, uses, action, m, work, BOARD - v.board_n[0])
+    return _plan_best(cost, worth, uses, action, m, work, R.BOARD - v.board_n[0])
 
 
 @kernel
@@ -450,13 +370,13 @@ def _politics_plan(v, votes):
     action = np.zeros(MAX_ITEMS, np.int64)
     slot_cost = _slot_cost(v)
     m = 0
-    for e in range(NEMP):
+    for e in range(R.NEMP):
         if _empire_available(v, e) and _condition_met(v, e, 0, -1):
-            cost[m] = EMP_VOTE[e]
+            cost[m] = R.EMP_VOTE[e]
             worth[m] = _empire_worth(v, e) - slot_cost
-            action[m] = A_EMPIRE + e
+            action[m] = R.A_EMPIRE + e
             m += 1
-    return _plan_best(cost, worth, uses, action, m, votes, BOARD - v.board_n[0])
+    return _plan_best(cost, worth, uses, action, m, votes, R.BOARD - v.board_n[0])
 
 
 # ---- Governor (END-G) ------------------------------------------------------------------------
@@ -464,12 +384,12 @@ def _politics_plan(v, votes):
 def _settle_gain(v, k, exclude):
     """Gain of putting a marker on slot ``k`` (moving the weakest one once all are out)."""
     c = v.slot_city[k]
-    gain = CITY_POINTS[c] + v.region_pts[SLOT_REGION[k]]
-    if v.markers[0] >= MARKERS:
+    gain = R.CITY_POINTS[c] + v.region_pts[R.SLOT_REGION[k]]
+    if v.markers[0] >= R.MARKERS:
         w = _weakest_marker(v, exclude)
         if w < 0:
             return NEG
-        gain -= _marker_worth(v, w) + v.region_pts[SLOT_REGION[w]]
+        gain -= _marker_worth(v, w) + v.region_pts[R.SLOT_REGION[w]]
     else:
         gain += MARKER_EXTRA if _rounds_after(v) > 0 else 0.0
     return gain
@@ -480,24 +400,24 @@ def _can_reach(v, k):
     c = v.slot_city[k]
     if c < 0 or v.slot_owner[k] >= 0:
         return False
-    r = SLOT_REGION[k]
-    return r <= WEST_AFRICA or v.ships[0, r] > 0
+    r = R.SLOT_REGION[k]
+    return r <= R.WEST_AFRICA or v.ships[0, r] > 0
 
 
 @kernel
 def _governor_plan(v, strength, goods):
     """Greedy settles: (total gain, first slot). Goods pay first, tokens cover the rest."""
-    taken = np.zeros(N_SLOTS, np.int64)
+    taken = np.zeros(R.N_SLOTS, np.int64)
     total = 0.0
     first = -1
     markers0 = v.markers[0]
     while strength >= 1:
         best_k = -1
         best_g = 0.0
-        for k in range(N_SLOTS):
+        for k in range(R.N_SLOTS):
             if taken[k] or not _can_reach(v, k):
                 continue
-            due = CITY_SETTLE[v.slot_city[k]]
+            due = R.CITY_SETTLE[v.slot_city[k]]
             if 1 + max(0, due - goods) > strength:
                 continue
             g = _settle_gain(v, k, -1) - GOOD_POINT * min(due, goods)
@@ -506,7 +426,7 @@ def _governor_plan(v, strength, goods):
                 best_k = k
         if best_k < 0:
             break
-        due = CITY_SETTLE[v.slot_city[best_k]]
+        due = R.CITY_SETTLE[v.slot_city[best_k]]
         strength -= 1 + max(0, due - goods)
         goods = max(0, goods - due)
         taken[best_k] = 1
@@ -514,7 +434,7 @@ def _governor_plan(v, strength, goods):
         if first < 0:
             first = best_k
         # later settles in this plan see a fuller set of markers (approximate)
-        v.markers[0] = min(MARKERS, v.markers[0] + 1)
+        v.markers[0] = min(R.MARKERS, v.markers[0] + 1)
     v.markers[0] = markers0
     return total, first
 
@@ -531,16 +451,16 @@ def _ship_worth(v, r):
     if v.ships[0, r] == 0 and left > 0:
         # the Governor may settle here: best unclaimed city over our weakest marker
         best = REGION_MEAN_POINTS[r] if v.open[r] == 0 else 0.0
-        for k in range(N_SLOTS):
-            if SLOT_REGION[k] == r and v.slot_city[k] >= 0 and v.slot_owner[k] < 0:
-                best = max(best, CITY_POINTS[v.slot_city[k]])
+        for k in range(R.N_SLOTS):
+            if R.SLOT_REGION[k] == r and v.slot_city[k] >= 0 and v.slot_owner[k] < 0:
+                best = max(best, R.CITY_POINTS[v.slot_city[k]])
         floor = 0.0
-        if v.markers[0] >= MARKERS:
+        if v.markers[0] >= R.MARKERS:
             w = _weakest_marker(v, -1)
             floor = _marker_worth(v, w) if w >= 0 else 0.0
         worth += 0.6 * max(0.0, best - floor)
-    for e in range(NEMP):
-        if EMP_COND[e] == COND_SHIPS_IN_REGION and EMP_COND_REGION[e] == r:
+    for e in range(R.NEMP):
+        if R.EMP_COND[e] == R.COND_SHIPS_IN_REGION and R.EMP_COND_REGION[e] == r:
             if _empire_available(v, e) and not _condition_met(v, e, 0, -1):
                 if _condition_met(v, e, 0, r):
                     worth += 0.6 * _empire_worth(v, e)
@@ -549,14 +469,14 @@ def _ship_worth(v, r):
 
 @kernel
 def _travel(v, r):
-    return max(1, TRAVEL[r] - v.discount)
+    return max(1, R.TRAVEL[r] - v.discount)
 
 
 @kernel
 def _can_sail(v, r, strength, ships_left):
     if r == 0 or ships_left <= 0:
         return False
-    if PREVIOUS[r] >= 0 and v.open[PREVIOUS[r]] == 0:
+    if R.PREVIOUS[r] >= 0 and v.open[R.PREVIOUS[r]] == 0:
         return False
     return _travel(v, r) <= strength
 
@@ -572,7 +492,7 @@ def _sail_plan(v, strength, ships_left):
     while True:
         best_r = -1
         best_g = 0.0
-        for r in range(NR):
+        for r in range(R.NR):
             if _can_sail(v, r, strength, ships_left):
                 g = _ship_worth(v, r) - cost
                 if g > best_g:
@@ -597,7 +517,7 @@ def _sail_plan(v, strength, ships_left):
 def _attack_plan(v, strength, attacks_left):
     """Greedy city attacks: (total gain, first slot). Points taken from one of n - 1
     opponents count 1 / (n - 1) of our own."""
-    taken = np.zeros(N_SLOTS, np.int64)
+    taken = np.zeros(R.N_SLOTS, np.int64)
     total = 0.0
     first = -1
     cost = _token_cost(v)
@@ -605,13 +525,13 @@ def _attack_plan(v, strength, attacks_left):
     while attacks_left > 0:
         best_k = -1
         best_g = 0.0
-        for k in range(N_SLOTS):
+        for k in range(R.N_SLOTS):
             q = v.slot_owner[k]
-            if taken[k] or q <= 0 or _cities_in(v, 0, SLOT_REGION[k]) == 0:
+            if taken[k] or q <= 0 or _cities_in(v, 0, R.SLOT_REGION[k]) == 0:
                 continue
             if strength <= 1 + v.defence[q]:
                 continue
-            g = share * (CITY_POINTS[v.slot_city[k]] + v.slot_up[k]) - cost
+            g = share * (R.CITY_POINTS[v.slot_city[k]] + v.slot_up[k]) - cost
             if g > best_g:
                 best_g = g
                 best_k = k
@@ -631,25 +551,25 @@ def _attack_plan(v, strength, attacks_left):
 def _goods_wanted(v):
     """Goods a settle (2 per free or weak marker) or an empire condition is waiting for."""
     want = 0
-    for k in range(N_SLOTS):
+    for k in range(R.N_SLOTS):
         if _can_reach(v, k) and _settle_gain(v, k, -1) > 0:
-            want = max(want, CITY_SETTLE[v.slot_city[k]])
-    for e in range(NEMP):
-        if EMP_COND[e] == COND_GOODS_TOTAL and _empire_available(v, e):
-            want = max(want, EMP_COND_COUNT[e])
+            want = max(want, R.CITY_SETTLE[v.slot_city[k]])
+    for e in range(R.NEMP):
+        if R.EMP_COND[e] == R.COND_GOODS_TOTAL and _empire_available(v, e):
+            want = max(want, R.EMP_COND_COUNT[e])
     return max(0, want - _goods_total(v, 0))
 
 
 @kernel
 def _merchant_worth(v, strength):
     n = 0
-    for k in range(N_SLOTS):
+    for k in range(R.N_SLOTS):
         if v.slot_owner[k] == 0:
             n += 1
     n = min(n + 1, strength)  # each owned city once, the home port once
     goods = 0
     taken = 0
-    for k in range(N_SLOTS):
+    for k in range(R.N_SLOTS):
         if v.slot_owner[k] == 0 and taken < n:
             goods += 2 if v.slot_up[k] else 1
             taken += 1
@@ -665,15 +585,15 @@ def _merchant_worth(v, strength):
 @kernel
 def _role_worth(v, role, tokens):
     s = tokens + v.bonus[role]
-    if role == SAILOR:
+    if role == R.SAILOR:
         return _sail_plan(v, s, tokens)[0]
-    if role == MERCHANT:
+    if role == R.MERCHANT:
         return _merchant_worth(v, s)
-    if role == CRAFTSMAN:
+    if role == R.CRAFTSMAN:
         return _craft_plan(v, s)[0]
-    if role == COMMANDER:
+    if role == R.COMMANDER:
         return _attack_plan(v, s, tokens)[0]
-    if role == POLITICIAN:
+    if role == R.POLITICIAN:
         return _politics_plan(v, s)[0]
     return _governor_plan(v, s, _goods_total(v, 0))[0]
 
@@ -682,23 +602,23 @@ def _role_worth(v, role, tokens):
 def _plan_role(v, mask):
     best_a = -1
     best_w = NEG
-    tokens = min(v.pool[0], MAX_TOKENS)
-    for r in range(N_ROLES):
-        if mask[A_ROLE + r] == 0:
+    tokens = min(v.pool[0], R.MAX_TOKENS)
+    for r in range(R.N_ROLES):
+        if mask[R.A_ROLE + r] == 0:
             continue
         w = _role_worth(v, r, tokens)
         if w > best_w:
             best_w = w
-            best_a = A_ROLE + r
+            best_a = R.A_ROLE + r
     return best_a
 
 
 @kernel
 def _plan_tokens(mask):
     # END-O5: tokens come back after the round; END-O3: more tokens act first. So: all.
-    for t in range(MAX_TOKENS, -1, -1):
-        if mask[A_TOKENS + t]:
-            return A_TOKENS + t
+    for t in range(R.MAX_TOKENS, -1, -1):
+        if mask[R.A_TOKENS + t]:
+            return R.A_TOKENS + t
     return -1
 
 
@@ -707,28 +627,28 @@ def _plan_tokens(mask):
 def _start_city(v, mask):
     best_a = -1
     best_w = NEG
-    for k in range(N_SLOTS):
-        if mask[A_SLOT + k] and v.slot_city[k] >= 0:
+    for k in range(R.N_SLOTS):
+        if mask[R.A_SLOT + k] and v.slot_city[k] >= 0:
             c = v.slot_city[k]
-            w = CITY_POINTS[c] - 0.01 * CITY_SETTLE[c]
+            w = R.CITY_POINTS[c] - 0.01 * R.CITY_SETTLE[c]
             if w > best_w:
                 best_w = w
-                best_a = A_SLOT + k
+                best_a = R.A_SLOT + k
     return best_a
 
 
 @kernel
 def _keep_worth(v, e):
     """How much an empire card in hand is worth keeping: its worth minus how hard it is."""
-    hard = 0.3 * EMP_VOTE[e]
-    cond = EMP_COND[e]
-    need = EMP_COND_COUNT[e]
-    if cond == COND_CITIES_IN_REGION or cond == COND_SHIPS_IN_REGION:
-        r = EMP_COND_REGION[e]
-        hard += need * (0.5 + TRAVEL[r] / 3.0)
-    elif cond == COND_CITIES_TOTAL:
+    hard = 0.3 * R.EMP_VOTE[e]
+    cond = R.EMP_COND[e]
+    need = R.EMP_COND_COUNT[e]
+    if cond == R.COND_CITIES_IN_REGION or cond == R.COND_SHIPS_IN_REGION:
+        r = R.EMP_COND_REGION[e]
+        hard += need * (0.5 + R.TRAVEL[r] / 3.0)
+    elif cond == R.COND_CITIES_TOTAL:
         hard += 0.4 * (need - 1)
-    elif cond == COND_GOODS_TOTAL:
+    elif cond == R.COND_GOODS_TOTAL:
         hard += need / 6.0
     return _empire_worth(v, e) - hard
 
@@ -737,70 +657,62 @@ def _keep_worth(v, e):
 def _return_card(v, mask):
     best_a = -1
     best_w = -NEG
-    for e in range(NEMP):
-        if mask[A_EMPIRE + e]:
+    for e in range(R.NEMP):
+        if mask[R.A_EMPIRE + e]:
             w = _keep_worth(v, e)
             if w < best_w:
                 best_w = w
-                best_a = A_EMPIRE + e
+                best_a = R.A_EMPIRE + e
     return best_a
 
 
 # ---- executing a role ------------------------------------------------------------------------
 @kernel
 def _execute(v, obs, mask):
-    role = _onehot(obs, E.PLAYERS + E.P_ROLE, N_ROLES)
+    role = _onehot(obs, E.PLAYERS + E.P_ROLE, R.N_ROLES)
     s = v.strength
-    if v.sub == SUB_HOME_GOOD:
+    if v.sub == R.SUB_HOME_GOOD:
         best = -1
-        for g in range(NG):  # any good pays a settle; take the scarcest kind
-            if mask[A_GOOD + g] and (best < 0 or v.goods[0, g] < v.goods[0, best]):
+        for g in range(R.NG):  # any good pays a settle; take the scarcest kind
+            if mask[R.A_GOOD + g] and (best < 0 or v.goods[0, g] < v.goods[0, best]):
                 best = g
-        return A_GOOD + best
-    if v.sub == SUB_GOV_PAY:
+        return R.A_GOOD + best
+    if v.sub == R.SUB_GOV_PAY:
         # END-G: a token pays only for a good we lack, so the total paid is the same in any
         # order; goods first, the commonest kind.
         best = -1
-        for g in range(NG):
-            if mask[A_GOOD + g] and (best < 0 or v.goods[0, g] > v.goods[0, best]):
+        for g in range(R.NG):
+            if mask[R.A_GOOD + g] and (best < 0 or v.goods[0, g] > v.goods[0, best]):
                 best = g
-        return A_GOOD + best if best >= 0 else A_PAY_TOKEN
-    if v.sub == SUB_GOV_MOVE:
+        return R.A_GOOD + best if best >= 0 else R.A_PAY_TOKEN
+    if v.sub == R.SUB_GOV_MOVE:
         w = _weakest_marker(v, v.gov_slot)
-        return A_SLOT + w if w >= 0 else -1
+        return R.A_SLOT + w if w >= 0 else -1
     ships_left = v.placed - v.used
-    if role == SAILOR:
+    if role == R.SAILOR:
         first = _sail_plan(v, s, ships_left)[1]
-        return A_REGION + first if first >= 0 else A_DONE
-    if role == MERCHANT:
-        for k in range(N_SLOTS):  # every good is worth having (END-E2)
-            if mask[A_SLOT + k]:
-                return A_SLOT + k
-        return A_HOME if mask[A_HOME] else A_DONE
-    if role == CRAFTSMAN:
+        return R.A_REGION + first if first >= 0 else R.A_DONE
+    if role == R.MERCHANT:
+        for k in range(R.N_SLOTS):  # every good is worth having (END-E2)
+            if mask[R.A_SLOT + k]:
+                return R.A_SLOT + k
+        return R.A_HOME if mask[R.A_HOME] else R.A_DONE
+    if role == R.CRAFTSMAN:
         return _best_or_done(_craft_plan(v, s)[1])
-    if role == COMMANDER:
+    if role == R.COMMANDER:
         first = _attack_plan(v, s, ships_left)[1]
-        return A_SLOT + first if first >= 0 else A_DONE
-    if role == POLITICIAN:
+        return R.A_SLOT + first if first >= 0 else R.A_DONE
+    if role == R.POLITICIAN:
         return _best_or_done(_politics_plan(v, s)[1])
-    if role == GOVERNOR:
+    if role == R.GOVERNOR:
         first = _governor_plan(v, s, _goods_total(v, 0))[1]
-        return A_SLOT + first if first >= 0 else A_DONE
-    return A_DONE
+        return R.A_SLOT + first if first >= 0 else R.A_DONE
+    return R.A_DONE
 
 
 @kernel
 def _best_or_done(a):
-    return a if a >= 0 else A_DONE
-
-
-@kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
+    return a if a >= 0 else R.A_DONE
 
 
 @kernel
@@ -808,15 +720,15 @@ def _decide(views, obs, mask):
     v = views[0]
     _decode(obs, v)
     action = -1
-    if v.phase == PH_START_CITY:
+    if v.phase == R.PH_START_CITY:
         action = _start_city(v, mask)
-    elif v.phase == PH_EMPIRE_RETURN:
+    elif v.phase == R.PH_EMPIRE_RETURN:
         action = _return_card(v, mask)
-    elif v.phase == PH_PLAN_ROLE:
+    elif v.phase == R.PH_PLAN_ROLE:
         action = _plan_role(v, mask)
-    elif v.phase == PH_PLAN_TOKENS:
+    elif v.phase == R.PH_PLAN_TOKENS:
         action = _plan_tokens(mask)
-    elif v.phase == PH_ROLE:
+    elif v.phase == R.PH_ROLE:
         action = _execute(v, obs, mask)
     return action
 
@@ -828,23 +740,11 @@ def heuristic_action(obs, mask):
     # alive while the record is used (a record alone does not keep its array alive).
     views = np.zeros(1, VIEW_DTYPE)
     action = _decide(views, obs, mask)
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = A_DONE if mask.shape[0] > A_DONE and mask[A_DONE] != 0 else _first_legal(mask)
-    return action
+    return _legal_or(action, mask, R.A_DONE)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
-
-
-class EndeavorHeuristicAgent(KernelAgent):
+class EndeavorHeuristicAgent(KernelAgent, policy=heuristic_action, game="endeavor"):
     """A sensible-beginner Endeavor player; deterministic, decides from the observation only."""
 
     obs_size = E.OBS_SIZE
-    num_actions = NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)
+    num_actions = R.NUM_ACTIONS

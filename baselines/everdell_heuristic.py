@@ -30,10 +30,11 @@ for each special event we miss).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.masks import _legal_or
 from meeple_gym.encoders import everdell as E
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
@@ -1186,14 +1187,6 @@ def _last_legal(mask, lo, hi):
 
 
 @kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
-
-
-@kernel
 def _decide(b, mask):
     pk = b.pend
     if pk == R.PK_TURN:
@@ -1283,23 +1276,11 @@ def heuristic_action(obs, mask):
     # last use, so the array is passed down and held here until the decision is made.
     boards = np.zeros(1, BOARD_DTYPE)
     action = _act(obs, mask, boards)
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = _first_legal(mask)
-    return action
+    return _legal_or(action, mask, -1)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
-
-
-class EverdellHeuristicAgent(KernelAgent):
+class EverdellHeuristicAgent(KernelAgent, policy=heuristic_action, game="everdell"):
     """A sensible-beginner Everdell player; deterministic, decides from the observation only."""
 
     obs_size = E.OBS_SIZE
     num_actions = R.NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)

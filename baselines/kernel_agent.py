@@ -1,13 +1,16 @@
 """Shared shell of the heuristic agents: input checks around a per-game Numba policy.
 
-A subclass names its game's observation and action sizes and two kernels:
-``policy(obs, mask) -> action`` for one observation and ``policy_batch(obs, masks, out)``.
+A subclass names its game's observation and action sizes, and passes its kernel
+``policy(obs, mask) -> action`` for one observation and its game as class keywords
+(``class CenturyHeuristicAgent(KernelAgent, policy=heuristic_action, game="century")``); the
+batch kernel ``policy_batch(obs, masks, out)`` is bound from them (meeple_gym.core.masks).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from meeple_gym.core.masks import policy_batch
 from meeple_gym.core.threads import check_fork_safe
 
 
@@ -23,6 +26,12 @@ class KernelAgent:
     num_actions: int
     policy = None  # staticmethod(kernel)
     policy_batch = None  # staticmethod(parallel kernel)
+
+    def __init_subclass__(cls, policy=None, game: str | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if policy is not None:
+            cls.policy = staticmethod(policy)
+            cls.policy_batch = staticmethod(policy_batch(policy, game))
 
     def act(self, observation: dict) -> int:
         """One action for an observation dict with ``observation`` and ``action_mask``."""

@@ -153,14 +153,9 @@ def format_ladder(result: dict) -> str:
 def plot_ladder(result: dict, path) -> str:
     """A PNG of the ratings: mu with a 3-sigma bar per agent (needs matplotlib). The suffix of
     ``path`` picks the format (.png, .svg, .pdf, ...); the file is written whole or not at all."""
-    try:
-        import matplotlib
+    from meeple_gym.core.files import plot_format, pyplot, save_figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
-    from meeple_gym.core.files import atomic_write, plot_format
+    plt = pyplot()
 
     fmt = plot_format(path)  # a bad suffix fails before the drawing
     rows = result["ratings"][::-1]
@@ -180,9 +175,5 @@ def plot_ladder(result: dict, path) -> str:
     )
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    try:
-        with atomic_write(path) as f:
-            fig.savefig(f, format=fmt, dpi=90)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, fmt)
     return str(path)

@@ -22,122 +22,14 @@ Draft (RAD-S3): keep the camps with the best static worth.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, record_arg, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
+from meeple_gym.core.masks import _legal_or, _onehot
 from meeple_gym.encoders import radlands as E
 from meeple_gym.radlands import data as D
-from meeple_gym.radlands.rules import (
-    A_CHOOSE,
-    A_DRAW,
-    A_END_TURN,
-    A_JUNK,
-    A_JUNK_SILO,
-    A_KEEP,
-    A_PLACE,
-    A_PLAY_EVENT,
-    A_PLAY_PERSON,
-    A_SELECT_COLUMN,
-    A_SELECT_EVENT,
-    A_SELECT_HAND,
-    A_SKIP,
-    A_TAKE_SILO,
-    A_TARGET,
-    A_USE,
-    ARGO_COST,
-    ARGO_PROG,
-    C_BONFIRE,
-    C_COMMAND_POST,
-    C_OASIS,
-    C_PILLBOX,
-    CAMP_ABILITY_COST,
-    CAMP_N_ABILITIES,
-    CAMP_PROG,
-    CODE,
-    COND_ANY_EVENT_RESOLVED,
-    COND_ENTERED_THIS_TURN_AT_LEAST_2,
-    COND_OPPONENT_HAS_EVENT,
-    COND_OWN_PEOPLE_AT_MOST_1,
-    COND_OWN_PUNK,
-    COND_OWN_RAIDERS_RESOLVED,
-    DECK_TYPE_JUNK,
-    ENTER_PROG,
-    EVENT_BOMB,
-    EVENT_COST,
-    EVENT_PROG,
-    FIRST_EVENT,
-    I_PLAY,
-    JUNK_PROG,
-    LENGTH,
-    N_CAMPS,
-    N_DT,
-    N_ET,
-    N_PT,
-    NUM_ACTIONS,
-    OP_ADRENALINE,
-    OP_ADVANCE_EVENT,
-    OP_AND_OR,
-    OP_BOMBARD_DRAW,
-    OP_CHOOSE,
-    OP_COLUMN_DAMAGE,
-    OP_COLUMN_DESTROY_PEOPLE,
-    OP_DAMAGE,
-    OP_DAMAGE_SET,
-    OP_DESTROY,
-    OP_DESTROY_SET,
-    OP_DISCARD_HAND,
-    OP_DRAW,
-    OP_DRAW_2_DISCARD_1,
-    OP_DRAW_DISCARD,
-    OP_FAMINE,
-    OP_FLIP_PUNK,
-    OP_GAIN_PUNK,
-    OP_HIGH_GROUND,
-    OP_IF,
-    OP_JUGGERNAUT,
-    OP_MERCENARY,
-    OP_MILL_JUNK,
-    OP_MIMIC,
-    OP_OCTAGON,
-    OP_PARACHUTE,
-    OP_PUSH_BACK,
-    OP_RAID,
-    OP_REARRANGE,
-    OP_REBUILD,
-    OP_RESTORE,
-    OP_RESTORE_MANY,
-    OP_RESTORE_READY,
-    OP_RETURN_TO_HAND,
-    OP_TRUCE,
-    OP_WAREHOUSE,
-    OP_WATER,
-    P_HOLDOUT,
-    PERSON_ABILITY_COST,
-    PERSON_COST,
-    PERSON_N_ABILITIES,
-    PERSON_PROG,
-    PHASE_ACTIONS,
-    PHASE_DECISION,
-    PHASE_DRAFT,
-    SET_ALL_DAMAGED_ENEMY_PEOPLE,
-    SET_ALL_ENEMY_CAMPS,
-    SET_ALL_UNPROT_ENEMY_PEOPLE,
-    T_ANY_ENEMY_CAMP,
-    T_ANY_ENEMY_CARD,
-    T_ANY_ENEMY_PERSON,
-    T_OWN_CAMP,
-    T_OWN_CARD,
-    T_OWN_DAMAGED_CARD,
-    T_OWN_DAMAGED_PERSON,
-    T_OWN_PERSON,
-    T_SELF,
-    T_UNPROT_DAMAGED_ENEMY_CARD,
-    T_UNPROT_ENEMY_CAMP,
-    T_UNPROT_ENEMY_CARD,
-    T_UNPROT_ENEMY_PERSON,
-    VARIABLE,
-)
+from meeple_gym.radlands import rules as R
 
 # ---- static worth of cards (own judgement, rough units of "one camp hit ~ 5") ---------------
 _PERSON_WORTH = {
@@ -178,7 +70,7 @@ DRAW_WORTH = 1.0
 DELAY = 0.7  # a queued event resolves later, on a board that may have changed
 NEG = -1e9
 
-RAIDERS_CODE = N_ET  # queue code of the Raiders in the decoded board
+RAIDERS_CODE = R.N_ET  # queue code of the Raiders in the decoded board
 
 BOARD_DTYPE = np.dtype(
     [
@@ -198,7 +90,7 @@ BOARD_DTYPE = np.dtype(
         ("entered", np.int64, (2,)),
         ("raiders_resolved", np.int64, (2,)),
         ("jug", np.int64, (2,)),
-        ("hand", np.int64, (N_DT,)),
+        ("hand", np.int64, (R.N_DT,)),
         ("high_ground", np.int64),  # own High Ground: enemy cards are unprotected for us
         ("silo", np.int64),
         ("water", np.int64),
@@ -221,7 +113,7 @@ def _decode(obs, b):
         for c in range(3):
             cb = sb + E.S_COLS + c * E.COL_BLOCK
             camp = -1
-            for k in range(N_CAMPS):
+            for k in range(R.N_CAMPS):
                 if obs[cb + E.C_CAMP + k] != 0:
                     camp = k
             b.camp[s, c] = camp
@@ -263,7 +155,7 @@ def _decode(obs, b):
                 if obs[pb + E.PB_PUNK] != 0:
                     b.punks[s] += 1
                 else:
-                    for t in range(N_PT):
+                    for t in range(R.N_PT):
                         if obs[pb + E.PB_TYPE + t] != 0:
                             b.typ[s, c, i] = t
                 b.dmg[s, c, i] = 1 if obs[pb + E.PB_DAMAGED] != 0 else 0
@@ -277,7 +169,7 @@ def _decode(obs, b):
         b.entered[s] = np.int64(obs[sb + E.S_ENTERED])
         b.raiders_resolved[s] = np.int64(obs[sb + E.S_RAIDERS_RESOLVED])
         b.jug[s] = np.int64(obs[sb + E.S_JUGGERNAUT])
-    for t in range(N_DT):
+    for t in range(R.N_DT):
         b.hand[t] = np.int64(obs[E.HAND + t])
     b.high_ground = np.int64(obs[E.S_HIGH_GROUND])
     b.silo = np.int64(obs[E.S_SILO_IN_HAND])
@@ -373,35 +265,35 @@ def _target_ok(b, s, c, i, tk, sc, si):
     live_camp = kind == 1 and b.cstate[s, c] < 2
     if s == 1:
         unprot = _unprotected(b, s, c, i)
-        if tk == T_UNPROT_ENEMY_CARD:
+        if tk == R.T_UNPROT_ENEMY_CARD:
             return (person or live_camp) and unprot
-        if tk == T_UNPROT_ENEMY_PERSON:
+        if tk == R.T_UNPROT_ENEMY_PERSON:
             return person and unprot
-        if tk == T_UNPROT_ENEMY_CAMP:
+        if tk == R.T_UNPROT_ENEMY_CAMP:
             return live_camp and unprot
-        if tk == T_UNPROT_DAMAGED_ENEMY_CARD:
+        if tk == R.T_UNPROT_DAMAGED_ENEMY_CARD:
             damaged = (person and b.dmg[s, c, i] == 1) or (live_camp and b.cstate[s, c] == 1)
             return damaged and unprot
-        if tk == T_ANY_ENEMY_CARD:
+        if tk == R.T_ANY_ENEMY_CARD:
             return person or live_camp
-        if tk == T_ANY_ENEMY_PERSON:
+        if tk == R.T_ANY_ENEMY_PERSON:
             return person
-        if tk == T_ANY_ENEMY_CAMP:
+        if tk == R.T_ANY_ENEMY_CAMP:
             return live_camp
         return False
-    if tk == T_OWN_PERSON:
+    if tk == R.T_OWN_PERSON:
         return person
-    if tk == T_OWN_DAMAGED_CARD:
+    if tk == R.T_OWN_DAMAGED_CARD:
         if c == sc and i == si:
             return False  # RAD-I3: a card never restores itself
         if person:
             return b.dmg[s, c, i] == 1
-        return live_camp and b.cstate[s, c] == 1 and b.camp[s, c] != C_BONFIRE
-    if tk == T_OWN_DAMAGED_PERSON:
+        return live_camp and b.cstate[s, c] == 1 and b.camp[s, c] != R.C_BONFIRE
+    if tk == R.T_OWN_DAMAGED_PERSON:
         return person and b.dmg[s, c, i] == 1 and not (c == sc and i == si)
-    if tk == T_OWN_CARD:
+    if tk == R.T_OWN_CARD:
         return person or live_camp
-    if tk == T_OWN_CAMP:
+    if tk == R.T_OWN_CAMP:
         return live_camp
     return False
 
@@ -492,7 +384,7 @@ def _raid_worth(b):
 @kernel
 def _water_worth(b):
     """Extra water helps when it makes one more hand card affordable."""
-    for t in range(N_DT):
+    for t in range(R.N_DT):
         if b.hand[t] > 0 and DECK_TYPE_COST[t] == b.water + 1:
             return 1.2
     return 0.3
@@ -500,17 +392,17 @@ def _water_worth(b):
 
 @kernel
 def _cond(b, cond):
-    if cond == COND_OWN_PEOPLE_AT_MOST_1:
+    if cond == R.COND_OWN_PEOPLE_AT_MOST_1:
         return b.people[0] <= 1
-    if cond == COND_ENTERED_THIS_TURN_AT_LEAST_2:
+    if cond == R.COND_ENTERED_THIS_TURN_AT_LEAST_2:
         return b.entered[0] >= 2
-    if cond == COND_ANY_EVENT_RESOLVED:
+    if cond == R.COND_ANY_EVENT_RESOLVED:
         return b.event_resolved == 1
-    if cond == COND_OWN_RAIDERS_RESOLVED:
+    if cond == R.COND_OWN_RAIDERS_RESOLVED:
         return b.raiders_resolved[0] == 1
-    if cond == COND_OPPONENT_HAS_EVENT:
+    if cond == R.COND_OPPONENT_HAS_EVENT:
         return b.queue[1, 0] >= 0 or b.queue[1, 1] >= 0 or b.queue[1, 2] >= 0
-    if cond == COND_OWN_PUNK:
+    if cond == R.COND_OWN_PUNK:
         return b.punks[0] > 0
     return True  # "the previous step hit a camp / happened": hope so
 
@@ -518,9 +410,9 @@ def _cond(b, cond):
 @kernel
 def _set_worth(b, kind, destroy):
     both_sides = not (
-        kind == SET_ALL_UNPROT_ENEMY_PEOPLE
-        or kind == SET_ALL_DAMAGED_ENEMY_PEOPLE
-        or kind == SET_ALL_ENEMY_CAMPS
+        kind == R.SET_ALL_UNPROT_ENEMY_PEOPLE
+        or kind == R.SET_ALL_DAMAGED_ENEMY_PEOPLE
+        or kind == R.SET_ALL_ENEMY_CAMPS
     )
     v = 0.0
     for s in range(2):
@@ -528,11 +420,11 @@ def _set_worth(b, kind, destroy):
             for i in range(b.clen[s, c]):
                 k = b.kind[s, c, i]
                 if s == 1:
-                    if kind == SET_ALL_UNPROT_ENEMY_PEOPLE:
+                    if kind == R.SET_ALL_UNPROT_ENEMY_PEOPLE:
                         ok = k == 2 and _unprotected(b, s, c, i)
-                    elif kind == SET_ALL_DAMAGED_ENEMY_PEOPLE:
+                    elif kind == R.SET_ALL_DAMAGED_ENEMY_PEOPLE:
                         ok = k == 2 and b.dmg[s, c, i] == 1
-                    elif kind == SET_ALL_ENEMY_CAMPS:
+                    elif kind == R.SET_ALL_ENEMY_CAMPS:
                         ok = k == 1 and b.cstate[s, c] < 2
                     else:
                         ok = k == 2
@@ -565,19 +457,19 @@ def _column_worth(b, c, people_only):
 )
 def _step_worth(b, prog, pc, sc, si):
     """Worth to us of one step of a program (control steps are handled by the caller)."""
-    op = CODE[prog, pc, 0]
-    arg = CODE[prog, pc, 1]
-    by_opponent = CODE[prog, pc, 2] == 1
-    if op == OP_DAMAGE or op == OP_DESTROY:
-        destroy = op == OP_DESTROY
-        if arg == T_SELF:
+    op = R.CODE[prog, pc, 0]
+    arg = R.CODE[prog, pc, 1]
+    by_opponent = R.CODE[prog, pc, 2] == 1
+    if op == R.OP_DAMAGE or op == R.OP_DESTROY:
+        destroy = op == R.OP_DESTROY
+        if arg == R.T_SELF:
             if sc < 0:
                 return 0.0
             return -(_own_kill_loss(b, sc, si) if destroy else _own_hit_loss(b, sc, si))
         if by_opponent:
-            if arg == T_OWN_CAMP:  # Raiders, Juggernaut: the opponent picks one of theirs
+            if arg == R.T_OWN_CAMP:  # Raiders, Juggernaut: the opponent picks one of theirs
                 return _enemy_least(b, False, True, destroy)
-            if arg == T_OWN_CARD:  # Scud Launcher
+            if arg == R.T_OWN_CARD:  # Scud Launcher
                 return _enemy_least(b, True, True, destroy)
             # Vanguard's hit-back lands on one of our unprotected cards, their pick
             worst = 0.0
@@ -588,13 +480,13 @@ def _step_worth(b, prog, pc, sc, si):
                     if loss > worst:
                         worst = loss
             return -0.7 * worst
-        if arg == T_OWN_PERSON:  # a sacrifice: the cheapest of ours
+        if arg == R.T_OWN_PERSON:  # a sacrifice: the cheapest of ours
             return -_own_least_loss(b, True, False, True)
         return _best_on(b, arg, destroy, sc, si)
-    if op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
-        tk = arg if op == OP_RESTORE else T_OWN_DAMAGED_CARD
-        if op == OP_RESTORE_READY:
-            tk = T_OWN_DAMAGED_PERSON
+    if op == R.OP_RESTORE or op == R.OP_RESTORE_READY or op == R.OP_RESTORE_MANY:
+        tk = arg if op == R.OP_RESTORE else R.T_OWN_DAMAGED_CARD
+        if op == R.OP_RESTORE_READY:
+            tk = R.T_OWN_DAMAGED_PERSON
         best = 0.0
         total = 0.0
         for c in range(3):
@@ -604,27 +496,27 @@ def _step_worth(b, prog, pc, sc, si):
                     total += v
                     if v > best:
                         best = v
-        return total if op == OP_RESTORE_MANY else best
-    if op == OP_DAMAGE_SET or op == OP_DESTROY_SET:
-        return _set_worth(b, arg, op == OP_DESTROY_SET)
-    if op == OP_COLUMN_DAMAGE or op == OP_COLUMN_DESTROY_PEOPLE:
+        return total if op == R.OP_RESTORE_MANY else best
+    if op == R.OP_DAMAGE_SET or op == R.OP_DESTROY_SET:
+        return _set_worth(b, arg, op == R.OP_DESTROY_SET)
+    if op == R.OP_COLUMN_DAMAGE or op == R.OP_COLUMN_DESTROY_PEOPLE:
         best = 0.0
         for c in range(3):
-            v = _column_worth(b, c, op == OP_COLUMN_DESTROY_PEOPLE)
+            v = _column_worth(b, c, op == R.OP_COLUMN_DESTROY_PEOPLE)
             if v > best:
                 best = v
         return best
-    if op == OP_DRAW:
+    if op == R.OP_DRAW:
         return DRAW_WORTH * arg
-    if op == OP_GAIN_PUNK:
+    if op == R.OP_GAIN_PUNK:
         return _punk_worth(b)
-    if op == OP_WATER:
+    if op == R.OP_WATER:
         return _water_worth(b) * arg
-    if op == OP_RAID:
+    if op == R.OP_RAID:
         return _raid_worth(b)
-    if op == OP_MILL_JUNK:
+    if op == R.OP_MILL_JUNK:
         return 1.0
-    if op == OP_ADVANCE_EVENT:
+    if op == R.OP_ADVANCE_EVENT:
         for j in range(3):
             if b.queue[0, j] == RAIDERS_CODE:
                 if j == 0:
@@ -632,13 +524,13 @@ def _step_worth(b, prog, pc, sc, si):
                 if b.queue[0, j - 1] < 0:
                     return 2.0
         return -1.0
-    if op == OP_PUSH_BACK:
+    if op == R.OP_PUSH_BACK:
         return 0.5
-    if op == OP_FLIP_PUNK:
+    if op == R.OP_FLIP_PUNK:
         return 1.0
-    if op == OP_JUGGERNAUT:
+    if op == R.OP_JUGGERNAUT:
         return _enemy_least(b, False, True, True) if b.jug[0] >= 2 else 3.0
-    if op == OP_TRUCE:
+    if op == R.OP_TRUCE:
         v = 0.0
         for s in range(2):
             for c in range(3):
@@ -647,7 +539,7 @@ def _step_worth(b, prog, pc, sc, si):
                         w = 0.5 * _person_worth(b, s, c, i)
                         v += w if s == 1 else -w
         return v
-    if op == OP_FAMINE:
+    if op == R.OP_FAMINE:
         v = 0.0
         for s in range(2):
             total = 0.0
@@ -661,23 +553,23 @@ def _step_worth(b, prog, pc, sc, si):
                             keep = w
             v += (total - keep) if s == 1 else -(total - keep)
         return v
-    if op == OP_MERCENARY:
+    if op == R.OP_MERCENARY:
         return 3.0
-    if op == OP_OCTAGON:
+    if op == R.OP_OCTAGON:
         if b.people[1] == 0:
             return -_own_least_loss(b, True, False, True)
         return _enemy_least(b, True, False, True) - _own_least_loss(b, True, False, True)
-    if op == OP_DISCARD_HAND:
+    if op == R.OP_DISCARD_HAND:
         return -0.7 * arg
-    if op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1:
+    if op == R.OP_DRAW_DISCARD or op == R.OP_DRAW_2_DISCARD_1:
         return 1.5
-    if op == OP_WAREHOUSE:
+    if op == R.OP_WAREHOUSE:
         return 0.5
-    if op == OP_BOMBARD_DRAW:
+    if op == R.OP_BOMBARD_DRAW:
         return DRAW_WORTH * (3 - b.alive[1])
-    if op == OP_HIGH_GROUND:
+    if op == R.OP_HIGH_GROUND:
         return 2.0
-    if op == OP_RETURN_TO_HAND or op == OP_REBUILD or op == OP_PARACHUTE:
+    if op == R.OP_RETURN_TO_HAND or op == R.OP_REBUILD or op == R.OP_PARACHUTE:
         return -2.0  # not worth it for this player
     return 0.0  # REARRANGE and anything new: neutral
 
@@ -687,16 +579,16 @@ def _simple_worth(b, prog, sc, si):
     """Worth of a program without borrowing (RAD-A7 abilities, events, junk icons)."""
     if prog < 0:
         return 0.0
-    n = LENGTH[prog]
+    n = R.LENGTH[prog]
     v = 0.0
     pc = 0
     while pc < n:
-        op = CODE[prog, pc, 0]
-        if op == OP_IF:
-            pc += 1 if _cond(b, CODE[prog, pc, 1]) else 2
+        op = R.CODE[prog, pc, 0]
+        if op == R.OP_IF:
+            pc += 1 if _cond(b, R.CODE[prog, pc, 1]) else 2
             continue
-        if op == OP_CHOOSE:
-            k_n = CODE[prog, pc, 1]
+        if op == R.OP_CHOOSE:
+            k_n = R.CODE[prog, pc, 1]
             best = NEG
             for k in range(k_n):
                 w = _step_worth(b, prog, pc + 1 + k, sc, si)
@@ -705,7 +597,7 @@ def _simple_worth(b, prog, sc, si):
             v += best
             pc += 1 + k_n
             continue
-        if op == OP_AND_OR:
+        if op == R.OP_AND_OR:
             a = _step_worth(b, prog, pc + 1, sc, si)
             c = _step_worth(b, prog, pc + 2, sc, si)
             v += max(a, c, a + c)
@@ -738,13 +630,13 @@ def _borrow_worth(b, adrenaline, sc, si):
                     ok = b.dmg[s, c, i] == 0
                 if not ok:
                     continue
-                for k in range(PERSON_N_ABILITIES[t]):
-                    cost = PERSON_ABILITY_COST[t, k]
-                    if cost == VARIABLE or cost > b.water:
+                for k in range(R.PERSON_N_ABILITIES[t]):
+                    cost = R.PERSON_ABILITY_COST[t, k]
+                    if cost == R.VARIABLE or cost > b.water:
                         continue
                     user_c = c if adrenaline else sc
                     user_i = i if adrenaline else si
-                    w = _simple_worth(b, PERSON_PROG[t, k], user_c, user_i)
+                    w = _simple_worth(b, R.PERSON_PROG[t, k], user_c, user_i)
                     w -= WATER_WEIGHT * cost
                     if adrenaline:
                         w -= _own_kill_loss(b, c, i)
@@ -755,9 +647,9 @@ def _borrow_worth(b, adrenaline, sc, si):
 
 @kernel
 def _program_worth(b, prog, sc, si):
-    op = CODE[prog, 0, 0]
-    if op == OP_MIMIC or op == OP_ADRENALINE:
-        return _borrow_worth(b, op == OP_ADRENALINE, sc, si)
+    op = R.CODE[prog, 0, 0]
+    if op == R.OP_MIMIC or op == R.OP_ADRENALINE:
+        return _borrow_worth(b, op == R.OP_ADRENALINE, sc, si)
     return _simple_worth(b, prog, sc, si)
 
 
@@ -765,10 +657,10 @@ def _program_worth(b, prog, sc, si):
 @kernel
 def _play_cost(b, t, c):
     # Holdout is free in a destroyed camp's column; Oasis takes 1 off while its column is empty.
-    cost = PERSON_COST[t]
-    if t == P_HOLDOUT and b.cstate[0, c] == 2:
+    cost = R.PERSON_COST[t]
+    if t == R.P_HOLDOUT and b.cstate[0, c] == 2:
         return 0
-    if b.camp[0, c] == C_OASIS and b.cstate[0, c] < 2 and b.clen[0, c] == 1:
+    if b.camp[0, c] == R.C_OASIS and b.cstate[0, c] < 2 and b.clen[0, c] == 1:
         cost -= 1
     return max(cost, 0)
 
@@ -813,7 +705,7 @@ def _play_worth(b, t):
             best = v
     if best == NEG:
         return NEG
-    return best + 0.8 * PERSON_WORTH[t] + _simple_worth(b, ENTER_PROG[t], -1, -1)
+    return best + 0.8 * PERSON_WORTH[t] + _simple_worth(b, R.ENTER_PROG[t], -1, -1)
 
 
 @kernel
@@ -824,7 +716,7 @@ def _keep_worth(b, t):
         factor = 0.4
     if DECK_TYPE_COST[t] > 3:
         factor = 0.3  # rarely affordable (RAD-T2 gives 3 water)
-    if t < N_PT and b.people[0] >= 6:
+    if t < R.N_PT and b.people[0] >= 6:
         factor = 0.2
     return factor * CARD_WORTH[t]
 
@@ -834,21 +726,21 @@ def _ability(b, c, i, k):
     """(program, cost) of ability k of our entity (0, c, i); Argo's trait adds one (RAD-K4)."""
     if b.kind[0, c, i] == 1:
         camp = b.camp[0, c]
-        cost = CAMP_ABILITY_COST[camp, k]
-        if cost == VARIABLE:
+        cost = R.CAMP_ABILITY_COST[camp, k]
+        if cost == R.VARIABLE:
             cost = 0
-        elif camp == C_PILLBOX:
+        elif camp == R.C_PILLBOX:
             cost -= 3 - b.alive[0]
-        elif camp == C_COMMAND_POST:
+        elif camp == R.C_COMMAND_POST:
             cost -= b.punks[0]
-        prog = np.int64(CAMP_PROG[camp, k]) if k < CAMP_N_ABILITIES[camp] else np.int64(-1)
+        prog = np.int64(R.CAMP_PROG[camp, k]) if k < R.CAMP_N_ABILITIES[camp] else np.int64(-1)
         return prog, np.int64(max(cost, 0))
     t = b.typ[0, c, i]
-    own = 0 if t < 0 else PERSON_N_ABILITIES[t]
+    own = 0 if t < 0 else R.PERSON_N_ABILITIES[t]
     if k < own:
-        cost = PERSON_ABILITY_COST[t, k]
-        return np.int64(PERSON_PROG[t, k]), np.int64(0 if cost == VARIABLE else cost)
-    return np.int64(ARGO_PROG), np.int64(ARGO_COST)
+        cost = R.PERSON_ABILITY_COST[t, k]
+        return np.int64(R.PERSON_PROG[t, k]), np.int64(0 if cost == R.VARIABLE else cost)
+    return np.int64(R.ARGO_PROG), np.int64(R.ARGO_COST)
 
 
 @kernel
@@ -856,46 +748,46 @@ def _silo_helps(b):
     # Junk the Silo only with water left, to afford a hand card costing one more.
     if b.water < 1:
         return False
-    for t in range(N_DT):
+    for t in range(R.N_DT):
         if b.hand[t] > 0 and DECK_TYPE_COST[t] == b.water + 1:
-            if t < N_PT and b.people[0] < 6:
+            if t < R.N_PT and b.people[0] < 6:
                 return True
-            if t >= N_PT:
-                e = t - FIRST_EVENT
-                if _simple_worth(b, EVENT_PROG[e], -1, -1) > 0.5:
+            if t >= R.N_PT:
+                e = t - R.FIRST_EVENT
+                if _simple_worth(b, R.EVENT_PROG[e], -1, -1) > 0.5:
                     return True
     return False
 
 
 @kernel
 def _main_action(b, mask):
-    best_a = A_END_TURN
+    best_a = R.A_END_TURN
     best_v = 0.0
-    for t in range(N_PT):
-        if mask[A_PLAY_PERSON + t] != 0:
+    for t in range(R.N_PT):
+        if mask[R.A_PLAY_PERSON + t] != 0:
             v = _play_worth(b, t)
             if v > best_v:
                 best_v = v
-                best_a = A_PLAY_PERSON + t
-    for e in range(N_ET):
-        if mask[A_PLAY_EVENT + e] != 0:
-            v = _simple_worth(b, EVENT_PROG[e], -1, -1)
-            if EVENT_BOMB[e] > 0:
+                best_a = R.A_PLAY_PERSON + t
+    for e in range(R.N_ET):
+        if mask[R.A_PLAY_EVENT + e] != 0:
+            v = _simple_worth(b, R.EVENT_PROG[e], -1, -1)
+            if R.EVENT_BOMB[e] > 0:
                 v *= DELAY
-            v -= WATER_WEIGHT * EVENT_COST[e] + 0.3 * CARD_WORTH[FIRST_EVENT + e]
+            v -= WATER_WEIGHT * R.EVENT_COST[e] + 0.3 * CARD_WORTH[R.FIRST_EVENT + e]
             if v > best_v:
                 best_v = v
-                best_a = A_PLAY_EVENT + e
-    for t in range(N_DT):
-        if mask[A_JUNK + t] != 0:
-            v = _simple_worth(b, JUNK_PROG[DECK_TYPE_JUNK[t]], -1, -1) - _keep_worth(b, t)
+                best_a = R.A_PLAY_EVENT + e
+    for t in range(R.N_DT):
+        if mask[R.A_JUNK + t] != 0:
+            v = _simple_worth(b, R.JUNK_PROG[R.DECK_TYPE_JUNK[t]], -1, -1) - _keep_worth(b, t)
             if v > best_v:
                 best_v = v
-                best_a = A_JUNK + t
+                best_a = R.A_JUNK + t
     for c in range(3):
         for i in range(3):
             for k in range(3):
-                a = A_USE + (c * 3 + i) * 3 + k
+                a = R.A_USE + (c * 3 + i) * 3 + k
                 if mask[a] == 0:
                     continue
                 prog, cost = _ability(b, c, i, k)
@@ -906,29 +798,21 @@ def _main_action(b, mask):
                     best_v = v
                     best_a = a
     # water sinks (RAD-A3, RAD-A6): spare water is lost at the end of the turn (RAD-T5)
-    if mask[A_DRAW] != 0 and not (b.reshuffled == 1 and b.deck_n < 4):
+    if mask[R.A_DRAW] != 0 and not (b.reshuffled == 1 and b.deck_n < 4):
         v = DRAW_WORTH - 2 * WATER_WEIGHT
         if v > best_v:
             best_v = v
-            best_a = A_DRAW
-    if mask[A_JUNK_SILO] != 0 and _silo_helps(b) and best_v < 1.0:
+            best_a = R.A_DRAW
+    if mask[R.A_JUNK_SILO] != 0 and _silo_helps(b) and best_v < 1.0:
         best_v = 1.0
-        best_a = A_JUNK_SILO
-    if mask[A_TAKE_SILO] != 0 and b.water == 1 and best_v <= 0.0:
+        best_a = R.A_JUNK_SILO
+    if mask[R.A_TAKE_SILO] != 0 and b.water == 1 and best_v <= 0.0:
         best_v = 0.05
-        best_a = A_TAKE_SILO
+        best_a = R.A_TAKE_SILO
     return best_a
 
 
 # ---- decisions ------------------------------------------------------------------------------
-@kernel
-def _onehot(obs, start, n):
-    for k in range(n):
-        if obs[start + k] != 0:
-            return k
-    return -1
-
-
 @kernel
 def _that_type(b, obs):
     pos = _onehot(obs, E.PEND_THAT, 18)
@@ -940,9 +824,9 @@ def _that_type(b, obs):
 
 @kernel
 def _target_score(b, obs, op, s, c, i):
-    if op == OP_RESTORE or op == OP_RESTORE_READY or op == OP_RESTORE_MANY:
+    if op == R.OP_RESTORE or op == R.OP_RESTORE_READY or op == R.OP_RESTORE_MANY:
         return _restore_worth(b, c, i) if s == 0 else NEG
-    if op == OP_MIMIC or op == OP_ADRENALINE:
+    if op == R.OP_MIMIC or op == R.OP_ADRENALINE:
         t = b.typ[s, c, i]
         if t < 0:
             return NEG
@@ -950,22 +834,22 @@ def _target_score(b, obs, op, s, c, i):
         src = _onehot(obs, E.PEND_SRC, 18)
         sc = (src // 3) % 3 if src >= 0 else -1
         si = src % 3 if src >= 0 else -1
-        for k in range(PERSON_N_ABILITIES[t]):
-            if PERSON_ABILITY_COST[t, k] == VARIABLE:
+        for k in range(R.PERSON_N_ABILITIES[t]):
+            if R.PERSON_ABILITY_COST[t, k] == R.VARIABLE:
                 continue
-            uc = c if op == OP_ADRENALINE else sc
-            ui = i if op == OP_ADRENALINE else si
-            w = _simple_worth(b, PERSON_PROG[t, k], uc, ui)
+            uc = c if op == R.OP_ADRENALINE else sc
+            ui = i if op == R.OP_ADRENALINE else si
+            w = _simple_worth(b, R.PERSON_PROG[t, k], uc, ui)
             if w > best:
                 best = w
         return best
-    if op == OP_FAMINE:
+    if op == R.OP_FAMINE:
         return _person_worth(b, 0, c, i) if s == 0 else NEG  # the one we keep
-    if op == OP_REARRANGE:
+    if op == R.OP_REARRANGE:
         return NEG  # SKIP: the board is fine as it is
-    if op == OP_FLIP_PUNK or op == OP_REBUILD or op == OP_RETURN_TO_HAND:
+    if op == R.OP_FLIP_PUNK or op == R.OP_REBUILD or op == R.OP_RETURN_TO_HAND:
         return 0.0
-    destroy = op != OP_DAMAGE
+    destroy = op != R.OP_DAMAGE
     if s == 1:
         return _enemy_kill(b, c, i) if destroy else _enemy_hit(b, c, i)
     return -(_own_kill_loss(b, c, i) if destroy else _own_hit_loss(b, c, i))
@@ -976,13 +860,13 @@ def _hand_pick(b, mask, want_best):
     """SELECT_HAND: the card worth most (Parachute Base) or least (discards)."""
     best_a = -1
     best_v = NEG
-    for t in range(N_DT):
-        if mask[A_SELECT_HAND + t] == 0:
+    for t in range(R.N_DT):
+        if mask[R.A_SELECT_HAND + t] == 0:
             continue
         v = CARD_WORTH[t] if want_best else -_keep_worth(b, t)
         if v > best_v:
             best_v = v
-            best_a = A_SELECT_HAND + t
+            best_a = R.A_SELECT_HAND + t
     return best_a
 
 
@@ -993,23 +877,23 @@ def _choose_option(b, obs, mask, op):
     best_a = -1
     best_v = NEG
     for k in range(4):
-        a = A_CHOOSE + k
+        a = R.A_CHOOSE + k
         if mask[a] == 0:
             continue
         v = 0.0
-        if op == OP_CHOOSE and prog >= 0 and pc >= 0:
+        if op == R.OP_CHOOSE and prog >= 0 and pc >= 0:
             v = _step_worth(b, prog, pc + 1 + k, -1, -1)
-        elif op == OP_AND_OR and prog >= 0 and pc >= 0:
+        elif op == R.OP_AND_OR and prog >= 0 and pc >= 0:
             first = _step_worth(b, prog, pc + 1, -1, -1)
             second = _step_worth(b, prog, pc + 2, -1, -1)
             v = first if k == 0 else (second if k == 1 else first + second)
-        elif op == OP_MERCENARY:
+        elif op == R.OP_MERCENARY:
             if k == 0:  # destroy one of our cards, the cheapest
                 v = -_own_least_loss(b, True, True, True)
             else:  # or discard 2 cards, the two least worth keeping
                 lo1 = 1e9
                 lo2 = 1e9
-                for t in range(N_DT):
+                for t in range(R.N_DT):
                     for _ in range(min(b.hand[t], 2)):
                         w = _keep_worth(b, t)
                         if w < lo1:
@@ -1018,27 +902,27 @@ def _choose_option(b, obs, mask, op):
                         elif w < lo2:
                             lo2 = w
                 v = -(lo1 + lo2)
-        elif op == OP_MILL_JUNK:
-            t = _onehot(obs, E.REVEALED + k * N_DT, N_DT)
+        elif op == R.OP_MILL_JUNK:
+            t = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
             if t >= 0:
-                v = _simple_worth(b, JUNK_PROG[DECK_TYPE_JUNK[t]], -1, -1)
-        elif op == OP_DRAW_DISCARD:  # Interrogate: the card kept
-            t = _onehot(obs, E.REVEALED + k * N_DT, N_DT)
+                v = _simple_worth(b, R.JUNK_PROG[R.DECK_TYPE_JUNK[t]], -1, -1)
+        elif op == R.OP_DRAW_DISCARD:  # Interrogate: the card kept
+            t = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
             v = CARD_WORTH[t] if t >= 0 else 0.0
-        elif op == OP_DRAW_2_DISCARD_1:  # Supply Depot: the card discarded
-            t = _onehot(obs, E.REVEALED + k * N_DT, N_DT)
+        elif op == R.OP_DRAW_2_DISCARD_1:  # Supply Depot: the card discarded
+            t = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
             v = -CARD_WORTH[t] if t >= 0 else 0.0
-        elif op == OP_PUSH_BACK:
+        elif op == R.OP_PUSH_BACK:
             v = 0.5
-        elif op == OP_MIMIC or op == OP_ADRENALINE or op == OP_PARACHUTE:
-            t = _onehot(obs, E.PEND_PERSON, N_PT) if op == OP_PARACHUTE else _that_type(b, obs)
-            if t >= 0 and k < PERSON_N_ABILITIES[t]:
-                v = _simple_worth(b, PERSON_PROG[t, k], -1, -1)
+        elif op == R.OP_MIMIC or op == R.OP_ADRENALINE or op == R.OP_PARACHUTE:
+            t = _onehot(obs, E.PEND_PERSON, R.N_PT) if op == R.OP_PARACHUTE else _that_type(b, obs)
+            if t >= 0 and k < R.PERSON_N_ABILITIES[t]:
+                v = _simple_worth(b, R.PERSON_PROG[t, k], -1, -1)
         if v > best_v:
             best_v = v
             best_a = a
-    if mask[A_SKIP] != 0 and best_v <= 0.0 and op != OP_AND_OR and op != OP_CHOOSE:
-        return A_SKIP
+    if mask[R.A_SKIP] != 0 and best_v <= 0.0 and op != R.OP_AND_OR and op != R.OP_CHOOSE:
+        return R.A_SKIP
     return best_a
 
 
@@ -1051,7 +935,7 @@ def _decision(b, obs, mask):
     for s in range(2):
         for c in range(3):
             for i in range(3):
-                a = A_TARGET + (s * 3 + c) * 3 + i
+                a = R.A_TARGET + (s * 3 + c) * 3 + i
                 if mask[a] == 0:
                     continue
                 v = _target_score(b, obs, op, s, c, i)
@@ -1059,43 +943,43 @@ def _decision(b, obs, mask):
                     best_v = v
                     best_a = a
     if best_a >= 0:
-        if mask[A_SKIP] != 0 and best_v <= 0.0:
-            return A_SKIP  # optional: a punk not worth a person, a pointless restore
+        if mask[R.A_SKIP] != 0 and best_v <= 0.0:
+            return R.A_SKIP  # optional: a punk not worth a person, a pointless restore
         return best_a
     # PLACE: the entering person (or punk) where it shields a live camp
     worth = PUNK_WORTH
-    t = _onehot(obs, E.PEND_PERSON, N_PT)
+    t = _onehot(obs, E.PEND_PERSON, R.N_PT)
     if t >= 0:
         worth = PERSON_WORTH[t]
-    lift = _onehot(obs, E.LIFT_TYPE, N_PT)
+    lift = _onehot(obs, E.LIFT_TYPE, R.N_PT)
     if lift >= 0:
         worth = PERSON_WORTH[lift]
     for c in range(3):
         for i in range(3):
-            a = A_PLACE + c * 3 + i
+            a = R.A_PLACE + c * 3 + i
             if mask[a] == 0:
                 continue
             v = _place_worth(b, worth, c, i)
-            if t >= 0 and op == I_PLAY:
+            if t >= 0 and op == R.I_PLAY:
                 v -= WATER_WEIGHT * _play_cost(b, t, c)
             if best_a < 0 or v > best_v:
                 best_v = v
                 best_a = a
     if best_a >= 0:
         return best_a
-    if mask[A_CHOOSE] != 0 or mask[A_CHOOSE + 1] != 0 or mask[A_CHOOSE + 2] != 0:
+    if mask[R.A_CHOOSE] != 0 or mask[R.A_CHOOSE + 1] != 0 or mask[R.A_CHOOSE + 2] != 0:
         return _choose_option(b, obs, mask, op)
     # SELECT_HAND: Warehouse stops after one discard; discards lose the least
-    if op == OP_WAREHOUSE and mask[A_SKIP] != 0:
-        return A_SKIP
-    a = _hand_pick(b, mask, op == OP_PARACHUTE)
+    if op == R.OP_WAREHOUSE and mask[R.A_SKIP] != 0:
+        return R.A_SKIP
+    a = _hand_pick(b, mask, op == R.OP_PARACHUTE)
     if a >= 0:
         return a
     # SELECT_COLUMN (Magnus Karv, Napalm): the enemy column that loses most
     for c in range(3):
-        a = A_SELECT_COLUMN + 3 + c
+        a = R.A_SELECT_COLUMN + 3 + c
         if mask[a] != 0:
-            v = _column_worth(b, c, op == OP_COLUMN_DESTROY_PEOPLE)
+            v = _column_worth(b, c, op == R.OP_COLUMN_DESTROY_PEOPLE)
             if best_a < 0 or v > best_v:
                 best_v = v
                 best_a = a
@@ -1104,7 +988,7 @@ def _decision(b, obs, mask):
     # SELECT_EVENT (Omen Clock): our own events forward, our Raiders first
     for s in range(2):
         for j in range(3):
-            a = A_SELECT_EVENT + s * 3 + j
+            a = R.A_SELECT_EVENT + s * 3 + j
             if mask[a] == 0:
                 continue
             v = -1.0 - (2.0 if j == 0 else 0.0)
@@ -1115,15 +999,7 @@ def _decision(b, obs, mask):
                 best_a = a
     if best_a >= 0:
         return best_a
-    return A_SKIP
-
-
-@kernel
-def _first_legal(mask):
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            return a
-    return -1
+    return R.A_SKIP
 
 
 @kernel
@@ -1144,37 +1020,25 @@ def _heuristic_action(obs, mask, boards):
     _decode(obs, b)
     phase = _onehot(obs, E.PHASE_ONEHOT, 4)
     action = -1
-    if phase == PHASE_DRAFT:
+    if phase == R.PHASE_DRAFT:
         best = NEG
         for k in range(6):
-            if mask[A_KEEP + k] == 0:
+            if mask[R.A_KEEP + k] == 0:
                 continue
-            camp = _onehot(obs, E.OFFER + k * N_CAMPS, N_CAMPS)
+            camp = _onehot(obs, E.OFFER + k * R.N_CAMPS, R.N_CAMPS)
             v = CAMP_DRAFT_WORTH[camp] if camp >= 0 else 0.0
             if v > best:
                 best = v
-                action = A_KEEP + k
-    elif phase == PHASE_ACTIONS:
+                action = R.A_KEEP + k
+    elif phase == R.PHASE_ACTIONS:
         action = _main_action(b, mask)
-    elif phase == PHASE_DECISION:
+    elif phase == R.PHASE_DECISION:
         action = _decision(b, obs, mask)
-    # Whatever the reasoning, only ever return a legal action.
-    if action < 0 or action >= mask.shape[0] or mask[action] == 0:
-        action = A_SKIP if mask.shape[0] > A_SKIP and mask[A_SKIP] != 0 else _first_legal(mask)
-    return action
+    return _legal_or(action, mask, R.A_SKIP)
 
 
-@parallel_kernel
-def heuristic_batch(obs, masks, out):
-    """``out[i]`` = heuristic action for row ``i`` of ``obs`` (B, OBS_SIZE) and ``masks``."""
-    for i in prange(obs.shape[0]):
-        out[i] = heuristic_action(obs[i], masks[i])
-
-
-class RadlandsHeuristicAgent(KernelAgent):
+class RadlandsHeuristicAgent(KernelAgent, policy=heuristic_action, game="radlands"):
     """A sensible-beginner Radlands player; deterministic, decides from the observation only."""
 
     obs_size = E.OBS_SIZE
-    num_actions = NUM_ACTIONS
-    policy = staticmethod(heuristic_action)
-    policy_batch = staticmethod(heuristic_batch)
+    num_actions = R.NUM_ACTIONS

@@ -77,40 +77,32 @@ def compare(with_lock, without_lock, seconds: float, block: int) -> dict:
     }
 
 
-def batch_loops(game: str):
-    batch = mg.make_batch(game, 1, 2, seed=0, copy=False)
-    batch.reset()
+def _random_loops(mask, step, bare_step):
+    """The locked and the unlocked step loop, each with its own random legal actions."""
     words = policy_words(0, 1)
     actions = np.zeros(1, dtype=np.int64)
-    mask = batch.legal_mask
 
     def with_lock():
         random_legal_actions(mask, words, actions)
-        batch.step(actions)
+        step(actions)
 
     def without_lock():
         random_legal_actions(mask, words, actions)
-        batch._step(actions)
+        bare_step(actions)
 
     return with_lock, without_lock
+
+
+def batch_loops(game: str):
+    batch = mg.make_batch(game, 1, 2, seed=0, copy=False)
+    batch.reset()
+    return _random_loops(batch.legal_mask, batch.step, batch._step)
 
 
 def vector_loops(game: str):
     env = BatchVectorEnv(game, 1, 2, opponent="random", copy=False, autoreset_mode="SameStep")
     env.reset(seed=0)
-    words = policy_words(0, 1)
-    actions = np.zeros(1, dtype=np.int64)
-    mask = env.batch.legal_mask
-
-    def with_lock():
-        random_legal_actions(mask, words, actions)
-        env.step(actions)
-
-    def without_lock():
-        random_legal_actions(mask, words, actions)
-        env._step(actions)
-
-    return with_lock, without_lock
+    return _random_loops(env.batch.legal_mask, env.step, env._step)
 
 
 def aec_loops(game: str):

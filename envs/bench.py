@@ -75,6 +75,20 @@ def _check(game, *, players=(), batch_sizes=(), threads=(), seconds=None, seed=N
         check_seed(seed)
 
 
+def _check_batches(game, num_players, batch_sizes, threads, seconds, seed) -> tuple:
+    """``_check`` of a measurement of one player count over ``batch_sizes``; those as a tuple."""
+    batch_sizes = tuple(batch_sizes)
+    _check(
+        game,
+        players=[num_players],
+        batch_sizes=batch_sizes,
+        threads=threads,
+        seconds=seconds,
+        seed=seed,
+    )
+    return batch_sizes
+
+
 class _Threads:
     """Run a block with ``numba.set_num_threads(n)``, restoring the previous count after."""
 
@@ -171,15 +185,7 @@ def batched_step(
     observation encoding of every game. The batch hands back its buffers (``copy=False``),
     as a training loop that consumes each step's arrays at once would use it.
     """
-    batch_sizes = tuple(batch_sizes)
-    _check(
-        game,
-        players=[num_players],
-        batch_sizes=batch_sizes,
-        threads=threads,
-        seconds=seconds,
-        seed=seed,
-    )
+    batch_sizes = _check_batches(game, num_players, batch_sizes, threads, seconds, seed)
 
     def make_step(size):
         return _batch_random_step(game, size, num_players, seed)
@@ -198,15 +204,7 @@ def kernel_step(
 ) -> dict:
     """The same self-play through the game's ``step_batch`` kernel alone: no action check and
     no observation encoding. Shows how much of ``batched_step`` the rules themselves take."""
-    batch_sizes = tuple(batch_sizes)
-    _check(
-        game,
-        players=[num_players],
-        batch_sizes=batch_sizes,
-        threads=threads,
-        seconds=seconds,
-        seed=seed,
-    )
+    batch_sizes = _check_batches(game, num_players, batch_sizes, threads, seconds, seed)
     spec = mg.get_spec(game)
     seed64 = np.uint64(seed)
     options = spec.options_code(spec.options, num_players)
@@ -276,14 +274,7 @@ def vector_env(
 
     from meeple_gym.core.gym_env import GAME_IDS
 
-    _check(
-        game,
-        players=[num_players],
-        batch_sizes=[batch_size],
-        threads=threads,
-        seconds=seconds,
-        seed=seed,
-    )
+    _check_batches(game, num_players, [batch_size], threads, seconds, seed)
 
     def make_vector_step(size):
         env = gymnasium.make_vec(
@@ -454,6 +445,26 @@ class _Uniform:
         return int(u * n)
 
 
+def _timed_games(num_players: int, play_game, seconds: float) -> dict:
+    """One run record: whole games ``play_game(games_so_far) -> steps`` until ``seconds`` pass."""
+    steps = games = 0
+    start = time.perf_counter()
+    while True:
+        steps += play_game(games)
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "num_players": num_players,
+        "games": games,
+        "steps": steps,
+        "seconds": elapsed,
+        "steps_per_s": steps / elapsed,
+        "games_per_s": games / elapsed,
+    }
+
+
 def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> dict:
     """Steps/s through the PettingZoo API, playing whole games until ``seconds`` pass."""
     player_counts = tuple(player_counts)
@@ -464,9 +475,9 @@ def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> d
         uniform = _Uniform(seed)
         env.reset(seed=seed)
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # warm-up outside timing
-        steps = games = 0
-        start = time.perf_counter()
-        while True:
+
+        def play_game(_games, env=env, uniform=uniform):
+            steps = 0
             env.reset()
             for _agent in env.agent_iter():
                 obs, _reward, terminated, truncated, _info = env.last()
@@ -477,20 +488,9 @@ def aec(game: str, player_counts=(2,), seconds: float = 1.0, seed: int = 0) -> d
                     action = int(legal[uniform.below(legal.size)])
                     steps += 1
                 env.step(action)
-            games += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                break
-        runs.append(
-            {
-                "num_players": n,
-                "games": games,
-                "steps": steps,
-                "seconds": elapsed,
-                "steps_per_s": steps / elapsed,
-                "games_per_s": games / elapsed,
-            }
-        )
+            return steps
+
+        runs.append(_timed_games(n, play_game, seconds))
     return {"runs": runs}
 
 
@@ -504,28 +504,17 @@ def reference(game: str, player_counts=(2,), seconds: float = 2.0, seed: int = 0
     runs = []
     for n in player_counts:
         uniform = _Uniform(seed)
-        steps = games = 0
-        start = time.perf_counter()
-        while True:
+
+        def play_game(games, n=n, uniform=uniform):
+            steps = 0
             g = build(n, seed, games)
             while not g.is_over:
                 legal = g.legal_actions()
                 g.step(legal[uniform.below(len(legal))])
                 steps += 1
-            games += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                break
-        runs.append(
-            {
-                "num_players": n,
-                "games": games,
-                "steps": steps,
-                "seconds": elapsed,
-                "steps_per_s": steps / elapsed,
-                "games_per_s": games / elapsed,
-            }
-        )
+            return steps
+
+        runs.append(_timed_games(n, play_game, seconds))
     return {"runs": runs}
 
 
@@ -673,14 +662,9 @@ def plot(result: dict, path) -> Path:
     (``BatchEnv.step`` and the rules kernel alone), and rollout games/s per player count.
     Needs matplotlib (``pip install meeple-gym[plot]``). The suffix of ``path`` picks the
     format (.png, .svg, .pdf, ...); the file is written whole or not at all."""
-    try:
-        import matplotlib
+    from meeple_gym.core.files import plot_format, pyplot, save_figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise mg.OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
-    from meeple_gym.core.files import atomic_write, plot_format
+    plt = pyplot()
 
     path = Path(path)
     fmt = plot_format(path)  # a bad suffix fails before the drawing
@@ -716,9 +700,5 @@ def plot(result: dict, path) -> Path:
     right.grid(True, axis="y", alpha=0.3)
     right.legend(fontsize=8)
     fig.tight_layout()
-    try:
-        with atomic_write(path) as f:
-            fig.savefig(f, format=fmt, dpi=90)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, fmt)
     return path

@@ -211,26 +211,32 @@ def _match_parts(agents) -> tuple[str, ...]:
     return ("batch", "search") if any(map(is_search_name, agents)) else ("batch",)
 
 
+def _run_games(args, run, games: int) -> dict:
+    """``run`` (play_match or run_ladder) on the chosen backend, its kernels warmed first."""
+    from meeple_gym.core.warmup import ensure_warm
+
+    _start_backend(args)
+    ensure_warm([args.game], parts=_match_parts(args.agents))
+    return run(
+        args.game,
+        args.players,
+        args.agents,
+        games,
+        args.seed,
+        progress=not args.json,
+        **_backend_kwargs(args),
+    )
+
+
 def cmd_eval(args) -> int:
     import meeple_gym as mg
     from meeple_gym.baselines.evaluate import check_match
-    from meeple_gym.core.warmup import ensure_warm
     from meeple_gym.distributed import play_match
 
     mg.get_spec(args.game)  # fail fast on an unknown game
     check_match(args.game, args.players, args.agents, args.games, args.seed)
     _check_agents(args.game, args.agents, args.seed)
-    _start_backend(args)
-    ensure_warm([args.game], parts=_match_parts(args.agents))
-    result = play_match(
-        args.game,
-        args.players,
-        args.agents,
-        args.games,
-        args.seed,
-        progress=not args.json,
-        **_backend_kwargs(args),
-    )
+    result = _run_games(args, play_match, args.games)
     if args.json:
         _print_json(result)
         return 0
@@ -256,22 +262,11 @@ def cmd_eval(args) -> int:
 def cmd_ladder(args) -> int:
     import meeple_gym as mg
     from meeple_gym.baselines.ladder import check_ladder, format_ladder, plot_ladder
-    from meeple_gym.core.warmup import ensure_warm
     from meeple_gym.distributed import run_ladder
 
     mg.get_spec(args.game)  # fail fast on an unknown game
     check_ladder(args.game, args.agents, args.seed, args.players, args.games_per_pair)
-    _start_backend(args)
-    ensure_warm([args.game], parts=_match_parts(args.agents))
-    result = run_ladder(
-        args.game,
-        args.players,
-        args.agents,
-        args.games_per_pair,
-        args.seed,
-        progress=not args.json,
-        **_backend_kwargs(args),
-    )
+    result = _run_games(args, run_ladder, args.games_per_pair)
     if args.plot:
         result["plot"] = plot_ladder(result, args.plot)
     if args.json:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from meeple_gym.core.rng import derive_key, game_key
+from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, game_key
 from meeple_gym.everdell import determinize as everdell_det
 from meeple_gym.everdell import rules as ER
 from meeple_gym.everdell.snapshot import card_piles
@@ -226,11 +226,11 @@ def test_depends_only_on_the_key(name, num_players, positions):
     seed = 2024
     expected = batch.copy()
     for i in range(len(found)):
-        key = np.uint64(derive_key(seed, i, module.STREAM_DETERMINIZE))
+        key = np.uint64(derive_key(seed, i, STREAM_DETERMINIZE))
         module.determinize_into(expected, i, int(players[i]), key)
     again = batch.copy()
     for i in range(len(found)):
-        key = np.uint64(derive_key(seed, i, module.STREAM_DETERMINIZE))
+        key = np.uint64(derive_key(seed, i, STREAM_DETERMINIZE))
         module.determinize_into(again, i, int(players[i]), key)
     assert again.tobytes() == expected.tobytes()
     threads = numba.get_num_threads()
@@ -359,7 +359,7 @@ def test_public_api(name, num_players):
     raw = env.unwrapped
     before = raw.state_array.copy()
     twin = raw.determinize(1, 12)
-    want = _det(module, before, 1, derive_key(12, 0, module.STREAM_DETERMINIZE))
+    want = _det(module, before, 1, derive_key(12, 0, STREAM_DETERMINIZE))
     assert twin.state_array.tobytes() == want.tobytes()
     assert raw.state_array.tobytes() == before.tobytes()
 

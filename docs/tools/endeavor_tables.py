@@ -46,44 +46,81 @@ def condition_text(e: int) -> str:
     }[kind]
 
 
+def _row(*cells) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def _table(title: str, header: tuple, rows) -> list[str]:
+    """A Markdown table under its heading: header, separator, one line per row of cells."""
+    return [title, "", _row(*header), "|" + "---|" * len(header), *(_row(*r) for r in rows)]
+
+
 def tables() -> str:
-    out = [FIRST_HEADING, ""]
-    out += [
-        "| region | travel cost | open at start | after | city slots |",
-        "|---|---|---|---|---|",
-    ]
-    for i in range(D.N_REGIONS):
-        prev = D.REGION_PREVIOUS[i]
-        out.append(
-            f"| {D.REGION_NAMES[i]} | {D.REGION_TRAVEL[i]} | "
-            f"{'yes' if D.REGION_OPEN_AT_START[i] else 'no'} | "
-            f"{D.REGION_NAMES[prev] if prev >= 0 else '—'} | {D.REGION_SLOTS[i]} |"
-        )
-    out += ["", "### City cards (49: 7 per region)", ""]
-    out += [
-        "| city | region | good | settle (goods) | build (work) | points | ability on a board |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for i in range(D.N_CITIES):
-        out.append(
-            f"| {D.CITY_NAMES[i]} | {D.REGION_NAMES[D.CITY_REGION[i]]} | "
-            f"{D.GOODS[D.CITY_GOOD[i]]} | {D.CITY_SETTLE_COST[i]} | {D.CITY_BUILD_COST[i]} | "
-            f"{D.CITY_POINTS[i]} | {ability_text(D.CITY_ABILITY[i], D.CITY_ABILITY_ARG[i])} |"
-        )
-    out += ["", "### Empire cards (30)", ""]
-    out += ["| card | votes | condition | points | ability |", "|---|---|---|---|---|"]
-    for e in range(D.N_EMPIRE):
-        out.append(
-            f"| {D.EMPIRE_NAMES[e]} | {D.EMPIRE_VOTE_COST[e]} | {condition_text(e)} | "
-            f"{D.EMPIRE_POINTS[e]} | {ability_text(D.EMPIRE_ABILITY[e], D.EMPIRE_ABILITY_ARG[e])} |"
-        )
-    out += ["", "### Buildings (20)", ""]
-    out += ["| building | work | points | ability |", "|---|---|---|---|"]
-    for b in range(D.N_BUILDINGS):
-        out.append(
-            f"| {D.BUILDING_NAMES[b]} | {D.BUILDING_WORK_COST[b]} | {D.BUILDING_POINTS[b]} | "
-            f"{ability_text(D.BUILDING_ABILITY[b], D.BUILDING_ABILITY_ARG[b])} |"
-        )
+    out = _table(
+        FIRST_HEADING,
+        ("region", "travel cost", "open at start", "after", "city slots"),
+        (
+            (
+                D.REGION_NAMES[i],
+                D.REGION_TRAVEL[i],
+                "yes" if D.REGION_OPEN_AT_START[i] else "no",
+                D.REGION_NAMES[D.REGION_PREVIOUS[i]] if D.REGION_PREVIOUS[i] >= 0 else "—",
+                D.REGION_SLOTS[i],
+            )
+            for i in range(D.N_REGIONS)
+        ),
+    )
+    out += [""] + _table(
+        "### City cards (49: 7 per region)",
+        (
+            "city",
+            "region",
+            "good",
+            "settle (goods)",
+            "build (work)",
+            "points",
+            "ability on a board",
+        ),
+        (
+            (
+                D.CITY_NAMES[i],
+                D.REGION_NAMES[D.CITY_REGION[i]],
+                D.GOODS[D.CITY_GOOD[i]],
+                D.CITY_SETTLE_COST[i],
+                D.CITY_BUILD_COST[i],
+                D.CITY_POINTS[i],
+                ability_text(D.CITY_ABILITY[i], D.CITY_ABILITY_ARG[i]),
+            )
+            for i in range(D.N_CITIES)
+        ),
+    )
+    out += [""] + _table(
+        "### Empire cards (30)",
+        ("card", "votes", "condition", "points", "ability"),
+        (
+            (
+                D.EMPIRE_NAMES[e],
+                D.EMPIRE_VOTE_COST[e],
+                condition_text(e),
+                D.EMPIRE_POINTS[e],
+                ability_text(D.EMPIRE_ABILITY[e], D.EMPIRE_ABILITY_ARG[e]),
+            )
+            for e in range(D.N_EMPIRE)
+        ),
+    )
+    out += [""] + _table(
+        "### Buildings (20)",
+        ("building", "work", "points", "ability"),
+        (
+            (
+                D.BUILDING_NAMES[b],
+                D.BUILDING_WORK_COST[b],
+                D.BUILDING_POINTS[b],
+                ability_text(D.BUILDING_ABILITY[b], D.BUILDING_ABILITY_ARG[b]),
+            )
+            for b in range(D.N_BUILDINGS)
+        ),
+    )
     return "\n".join(out) + "\n"
 
 

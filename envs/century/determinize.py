@@ -9,15 +9,18 @@ common signature; every seat knows the same.
 """
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
 from meeple_gym.century.rules import N_DECK, N_POINT, STATES
-from meeple_gym.core.jit import parallel_kernel, standalone_kernel
-from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, shuffle
+from meeple_gym.core.jit import standalone_kernel
+from meeple_gym.core.rng import next_u64, shuffle
+from meeple_gym.core.stepping import determinize_kernel
 
 
 @standalone_kernel(STATES, types.int64, types.int64, types.uint64)
 def determinize_into(states, g, player, key):
+    """Reshuffle the unseen rest of both decks of game ``g`` and replace its RNG word, from the
+    RNG word ``key``; ``player`` changes nothing (module docstring)."""
     s = states[g]
     words = np.zeros(1, np.uint64)
     words[0] = key
@@ -28,8 +31,4 @@ def determinize_into(states, g, player, key):
     s.rng[0] = next_u64(words, 0)
 
 
-@parallel_kernel
-def determinize_batch(states, players, seed):
-    for i in prange(states.shape[0]):
-        key = derive_key(seed, np.uint64(i), np.uint64(STREAM_DETERMINIZE))
-        determinize_into(states, i, players[i], key)
+determinize_batch = determinize_kernel("century", determinize_into)

@@ -14,78 +14,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from meeple_gym.century.data import (
-    DECK_TYPES,
-    KIND_SPICE,
-    KIND_TRADE,
-    KIND_UPGRADE,
-    MERCHANT_IN,
-    MERCHANT_KIND,
-    MERCHANT_OUT,
-    MERCHANT_UPGRADES,
-    POINT_COST,
-    POINT_VALUE,
-    STARTING_SPICE_TYPE,
-    STARTING_UPGRADE_TYPE,
-)
-from meeple_gym.century.rules import (
-    A_ACQUIRE,
-    A_CLAIM,
-    A_PLACE,
-    A_PLAY,
-    A_REST,
-    A_RETURN,
-    A_STOP,
-    A_TRADE,
-    A_UPGRADE,
-    CARAVAN_LIMIT,
-    GREEN,
-    IN_HAND,
-    MARKET_SIZE,
-    MAX_PLAYERS,
-    MAX_TRADE_REPEATS,
-    MIN_PLAYERS,
-    N_COLOURS,
-    N_POINT,
-    N_TYPES,
-    NOT_OWNED,
-    PHASE_DISCARD,
-    PHASE_MAIN,
-    PHASE_OVER,
-    PHASE_PAY,
-    PHASE_TRADE,
-    PHASE_UPGRADE,
-    PLAYED,
-    POINT_ROW_SIZE,
-    RED,
-    STEP_CAP,
-    YELLOW,
-)
+from meeple_gym.century import data as D
+from meeple_gym.century import rules as R
+from meeple_gym.century.rules import N_COLOURS
+from meeple_gym.core.reference import shuffled
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 
 # Card tables as plain Python values.
-KIND = MERCHANT_KIND.tolist()
-UPGRADE_STEPS = MERCHANT_UPGRADES.tolist()
-TRADE_IN = MERCHANT_IN.tolist()  # a spice card has no input
-TRADE_OUT = MERCHANT_OUT.tolist()
-POINT_PRICE = POINT_COST.tolist()
-POINT_POINTS = POINT_VALUE.tolist()
-MARKET_CARD_TYPES = DECK_TYPES.tolist()
-UPGRADABLE = (YELLOW, RED, GREEN)  # CSR-P3/S5: yellow -> red -> green -> brown; brown is the top
+KIND = D.MERCHANT_KIND.tolist()
+UPGRADE_STEPS = D.MERCHANT_UPGRADES.tolist()
+TRADE_IN = D.MERCHANT_IN.tolist()  # a spice card has no input
+TRADE_OUT = D.MERCHANT_OUT.tolist()
+POINT_PRICE = D.POINT_COST.tolist()
+POINT_POINTS = D.POINT_VALUE.tolist()
+MARKET_CARD_TYPES = D.DECK_TYPES.tolist()
+# CSR-P3/S5: yellow -> red -> green -> brown; brown is the top
+UPGRADABLE = (R.YELLOW, R.RED, R.GREEN)
 
 
 def points_needed_to_end(num_players: int) -> int:
     """CSR-E1: 6 point cards with 2-3 players, 5 with 4-5."""
     return 6 if num_players in (2, 3) else 5
-
-
-def shuffled(rng: PyRng, items: list[int]) -> list[int]:
-    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.randint(i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
 
 
 def has_cubes(cubes: list[int], needed: list[int], times: int = 1) -> bool:
@@ -116,23 +65,23 @@ class ReferenceGame:
     """One game of Century with the action layout of ``meeple_gym.century.rules``."""
 
     def __init__(self, num_players: int, seed: int, index: int = 0):
-        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        if not R.MIN_PLAYERS <= num_players <= R.MAX_PLAYERS:
             raise ValueError(f"Century needs 2 to 5 players, got {num_players}")
         self.num_players = num_players
         rng = PyRng(py_derive_key(seed, index, STREAM_GAME))
 
         # CSR-S1: point cards shuffled, 5 face up. The whole shuffled order is kept with a
         # count of cards drawn so far; the rest is the face-down deck.
-        self.point_order = shuffled(rng, list(range(N_POINT)))
-        self.point_row = self.point_order[:POINT_ROW_SIZE]
-        self.points_drawn = POINT_ROW_SIZE
+        self.point_order = shuffled(rng, list(range(R.N_POINT)))
+        self.point_row = self.point_order[: R.POINT_ROW_SIZE]
+        self.points_drawn = R.POINT_ROW_SIZE
         # CSR-S2: 2 gold and 2 silver coins per player.
         self.gold_left = 2 * num_players
         self.silver_left = 2 * num_players
         # CSR-S4: market cards shuffled, 6 face up.
         self.merchant_order = shuffled(rng, MARKET_CARD_TYPES)
-        self.market = [MarketCard(t) for t in self.merchant_order[:MARKET_SIZE]]
-        self.merchants_drawn = MARKET_SIZE
+        self.market = [MarketCard(t) for t in self.merchant_order[: R.MARKET_SIZE]]
+        self.merchants_drawn = R.MARKET_SIZE
         # CSR-S6: random first player, then seat order.
         self.first_player = rng.randint(num_players)
         self.rng_word = rng.word  # the chance stream is not used after the deal
@@ -144,11 +93,11 @@ class ReferenceGame:
             yellow, red = [(3, 0), (4, 0), (4, 0), (3, 1), (3, 1)][position]
             player = Player(cubes=[yellow, red, 0, 0])
             # CSR-S3: "+2 yellow" and "upgrade 2" in hand.
-            player.hand = {STARTING_SPICE_TYPE, STARTING_UPGRADE_TYPE}
+            player.hand = {D.STARTING_SPICE_TYPE, D.STARTING_UPGRADE_TYPE}
             self.players.append(player)
 
         self.current_player = self.first_player
-        self.phase = PHASE_MAIN
+        self.phase = R.PHASE_MAIN
         self.end_triggered = False
         self.terminated = False
         self.truncated = False
@@ -179,36 +128,36 @@ class ReferenceGame:
     def legal_actions(self) -> list[int]:
         me = self.player
         actions = []
-        if self.phase == PHASE_MAIN:
+        if self.phase == R.PHASE_MAIN:
             for t in me.hand:
                 # CSR-P5: a trade card needs its input at least once.
-                if KIND[t] != KIND_TRADE or has_cubes(me.cubes, TRADE_IN[t]):
-                    actions.append(A_PLAY + t)
+                if KIND[t] != D.KIND_TRADE or has_cubes(me.cubes, TRADE_IN[t]):
+                    actions.append(R.A_PLAY + t)
             for k in range(len(self.market)):
                 # CSR-A1/A2: one cube for each card left of slot k.
                 if sum(me.cubes) >= k:
-                    actions.append(A_ACQUIRE + k)
+                    actions.append(R.A_ACQUIRE + k)
             if me.played:  # CSR-R1: resting needs something to take back
-                actions.append(A_REST)
+                actions.append(R.A_REST)
             for j, card in enumerate(self.point_row):
                 if has_cubes(me.cubes, POINT_PRICE[card]):  # CSR-C1
-                    actions.append(A_CLAIM + j)
-        elif self.phase == PHASE_UPGRADE:
-            actions += [A_UPGRADE + c for c in UPGRADABLE if me.cubes[c] > 0]  # CSR-P3
-            actions.append(A_STOP)  # CSR-P4
-        elif self.phase == PHASE_TRADE:
+                    actions.append(R.A_CLAIM + j)
+        elif self.phase == R.PHASE_UPGRADE:
+            actions += [R.A_UPGRADE + c for c in UPGRADABLE if me.cubes[c] > 0]  # CSR-P3
+            actions.append(R.A_STOP)  # CSR-P4
+        elif self.phase == R.PHASE_TRADE:
             # CSR-P5: any whole number of times the caravan covers. The turn started with at
             # most 10 cubes and every trade takes at least one, so the layout's cap never binds.
             repeats = 1
-            while repeats <= MAX_TRADE_REPEATS and has_cubes(
+            while repeats <= R.MAX_TRADE_REPEATS and has_cubes(
                 me.cubes, TRADE_IN[self.pending_type], repeats
             ):
-                actions.append(A_TRADE + repeats - 1)
+                actions.append(R.A_TRADE + repeats - 1)
                 repeats += 1
-        elif self.phase == PHASE_PAY:
-            actions += [A_PLACE + c for c in range(N_COLOURS) if me.cubes[c] > 0]  # CSR-A1
-        elif self.phase == PHASE_DISCARD:
-            actions += [A_RETURN + c for c in range(N_COLOURS) if me.cubes[c] > 0]  # CSR-K1
+        elif self.phase == R.PHASE_PAY:
+            actions += [R.A_PLACE + c for c in range(N_COLOURS) if me.cubes[c] > 0]  # CSR-A1
+        elif self.phase == R.PHASE_DISCARD:
+            actions += [R.A_RETURN + c for c in range(N_COLOURS) if me.cubes[c] > 0]  # CSR-K1
         return sorted(actions)
 
     # ---- applying an action ----------------------------------------------------------------
@@ -216,64 +165,64 @@ class ReferenceGame:
     def step(self, action: int) -> None:
         if action not in self.legal_actions():
             raise ValueError(f"illegal action {action} in phase {self.phase}")
-        if self.phase == PHASE_MAIN:
+        if self.phase == R.PHASE_MAIN:
             self._main_action(action)
-        elif self.phase == PHASE_UPGRADE:
+        elif self.phase == R.PHASE_UPGRADE:
             self._upgrade_step(action)
-        elif self.phase == PHASE_TRADE:
-            self._trade(action - A_TRADE + 1)
-        elif self.phase == PHASE_PAY:
-            self._place_cube(action - A_PLACE)
-        elif self.phase == PHASE_DISCARD:
-            self._return_cube(action - A_RETURN)
+        elif self.phase == R.PHASE_TRADE:
+            self._trade(action - R.A_TRADE + 1)
+        elif self.phase == R.PHASE_PAY:
+            self._place_cube(action - R.A_PLACE)
+        elif self.phase == R.PHASE_DISCARD:
+            self._return_cube(action - R.A_RETURN)
         self.step_count += 1
         # CSR-E4: the step cap ends the game as a truncation.
-        if not self.terminated and self.step_count >= STEP_CAP:
+        if not self.terminated and self.step_count >= R.STEP_CAP:
             self.truncated = True
             self.final_scores = self.scores()
-            self.phase = PHASE_OVER
+            self.phase = R.PHASE_OVER
 
     def _main_action(self, action: int):
-        if A_PLAY <= action < A_PLAY + N_TYPES:
-            self._play(action - A_PLAY)
-        elif A_ACQUIRE <= action < A_ACQUIRE + MARKET_SIZE:
-            slot = action - A_ACQUIRE
+        if R.A_PLAY <= action < R.A_PLAY + R.N_TYPES:
+            self._play(action - R.A_PLAY)
+        elif R.A_ACQUIRE <= action < R.A_ACQUIRE + R.MARKET_SIZE:
+            slot = action - R.A_ACQUIRE
             if slot == 0:
                 self._take_market_card(0)  # CSR-A2: free
                 self._action_finished()
             else:
-                self.phase = PHASE_PAY
+                self.phase = R.PHASE_PAY
                 self.acquire_slot = slot
-        elif action == A_REST:
+        elif action == R.A_REST:
             # CSR-R1: every played card goes back to hand.
             self.player.hand |= self.player.played
             self.player.played = set()
             self._action_finished()
         else:
-            self._claim(action - A_CLAIM)
+            self._claim(action - R.A_CLAIM)
             self._action_finished()
 
     def _play(self, card_type: int):
         me = self.player
         me.hand.remove(card_type)
         me.played.add(card_type)  # CSR-P1
-        if KIND[card_type] == KIND_SPICE:
+        if KIND[card_type] == D.KIND_SPICE:
             for c in range(N_COLOURS):  # CSR-P2
                 me.cubes[c] += TRADE_OUT[card_type][c]
             self._action_finished()
-        elif KIND[card_type] == KIND_UPGRADE:
-            self.phase = PHASE_UPGRADE
+        elif KIND[card_type] == D.KIND_UPGRADE:
+            self.phase = R.PHASE_UPGRADE
             self.pending_type = card_type
             self.upgrades_left = UPGRADE_STEPS[card_type]
         else:
-            self.phase = PHASE_TRADE
+            self.phase = R.PHASE_TRADE
             self.pending_type = card_type
 
     def _upgrade_step(self, action: int):
-        if action == A_STOP:  # CSR-P4: stopping early is allowed
+        if action == R.A_STOP:  # CSR-P4: stopping early is allowed
             self._action_finished()
             return
-        colour = action - A_UPGRADE
+        colour = action - R.A_UPGRADE
         self.player.cubes[colour] -= 1
         self.player.cubes[colour + 1] += 1  # CSR-P3: one level up
         self.upgrades_left -= 1
@@ -328,7 +277,7 @@ class ReferenceGame:
             else:
                 me.silver += 1
                 self.silver_left -= 1
-        if self.points_drawn < N_POINT:  # CSR-C2: refill while possible
+        if self.points_drawn < R.N_POINT:  # CSR-C2: refill while possible
             self.point_row.append(self.point_order[self.points_drawn])
             self.points_drawn += 1
         if len(me.claimed) >= points_needed_to_end(self.num_players):  # CSR-E1
@@ -339,20 +288,20 @@ class ReferenceGame:
         self.pending_type = None
         self.acquire_slot = None
         self.cubes_placed = 0
-        if sum(self.player.cubes) > CARAVAN_LIMIT:
-            self.phase = PHASE_DISCARD
+        if sum(self.player.cubes) > R.CARAVAN_LIMIT:
+            self.phase = R.PHASE_DISCARD
         else:
             self._pass_turn()
 
     def _return_cube(self, colour: int):
         self.player.cubes[colour] -= 1
-        if sum(self.player.cubes) <= CARAVAN_LIMIT:
+        if sum(self.player.cubes) <= R.CARAVAN_LIMIT:
             self._pass_turn()
 
     def _pass_turn(self):
         self.turn_count += 1
         self._start_turn_state()
-        self.phase = PHASE_MAIN
+        self.phase = R.PHASE_MAIN
         next_player = (self.current_player + 1) % self.num_players
         # CSR-E1: after the trigger, the game ends when play would return to the first player,
         # so every player has had the same number of turns.
@@ -368,7 +317,7 @@ class ReferenceGame:
         result = []
         for player in self.players:
             printed = sum(POINT_POINTS[card] for card in player.claimed)
-            non_yellow = sum(player.cubes) - player.cubes[YELLOW]
+            non_yellow = sum(player.cubes) - player.cubes[R.YELLOW]
             result.append(printed + 3 * player.gold + player.silver + non_yellow)
         return result
 
@@ -382,26 +331,26 @@ class ReferenceGame:
         )
         self.winner = turn_order[best_position]
         self.terminated = True
-        self.phase = PHASE_OVER
+        self.phase = R.PHASE_OVER
 
     # ---- export ----------------------------------------------------------------------------
 
     def to_record(self, states: np.ndarray, g: int) -> None:
         """Write this game into ``states[g]`` (a ``rules.STATE_DTYPE`` array), every field."""
-        caravan = [[0] * N_COLOURS for _ in range(MAX_PLAYERS)]
-        cards = [[NOT_OWNED] * N_TYPES for _ in range(MAX_PLAYERS)]
-        point_owner = [-1] * N_POINT
+        caravan = [[0] * N_COLOURS for _ in range(R.MAX_PLAYERS)]
+        cards = [[R.NOT_OWNED] * R.N_TYPES for _ in range(R.MAX_PLAYERS)]
+        point_owner = [-1] * R.N_POINT
         for seat, player in enumerate(self.players):
             caravan[seat] = list(player.cubes)
             for t in player.hand:
-                cards[seat][t] = IN_HAND
+                cards[seat][t] = R.IN_HAND
             for t in player.played:
-                cards[seat][t] = PLAYED
+                cards[seat][t] = R.PLAYED
             for card in player.claimed:
                 point_owner[card] = seat
-        pad = [0] * (MAX_PLAYERS - self.num_players)
-        empty_market = MARKET_SIZE - len(self.market)
-        empty_row = POINT_ROW_SIZE - len(self.point_row)
+        pad = [0] * (R.MAX_PLAYERS - self.num_players)
+        empty_market = R.MARKET_SIZE - len(self.market)
+        empty_row = R.POINT_ROW_SIZE - len(self.point_row)
         fields = {
             "rng": [self.rng_word],
             "num_players": self.num_players,

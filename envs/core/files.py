@@ -57,6 +57,32 @@ def check_output_path(path) -> Path:
     return path
 
 
+def pyplot():
+    """``matplotlib.pyplot`` on the file-only Agg backend (``OptionError`` says how to install
+    matplotlib when it is missing)."""
+    from meeple_gym.core.errors import OptionError
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise OptionError("plots need matplotlib: pip install 'meeple-gym[plot]'") from exc
+    return plt
+
+
+def save_figure(fig, path, fmt: str) -> None:
+    """Write ``fig`` to ``path`` whole or not at all, then free it."""
+    import matplotlib.pyplot as plt
+
+    try:
+        with atomic_write(path) as f:
+            fig.savefig(f, format=fmt, dpi=90)
+    finally:
+        plt.close(fig)
+
+
 def plot_format(path) -> str:
     """The image format of a figure path, from its suffix (``OutputError`` if matplotlib
     cannot write it). Needs matplotlib (``OptionError`` says how to install it)."""

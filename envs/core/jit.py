@@ -163,7 +163,7 @@ def group_sources(group: str) -> list[tuple[str, Path]]:
     files = [
         (f"meeple_gym/core/{p.name}", p)
         for p in core.glob("*.py")
-        if p.name == "jit.py" or _defines_kernels(p)
+        if p.name in ("jit.py", "tables.py") or _defines_kernels(p)  # tables: frozen into kernels
     ]
     # The compiler package shapes all machine code, and its cache module writes the data files'
     # format: a change there must not read old entries.

@@ -11,7 +11,7 @@ from numba import prange
 
 from meeple_gym.core.jit import game_kernel, kernel, rebind
 from meeple_gym.core.records import copy_record
-from meeple_gym.core.rng import STREAM_GAME, derive_key
+from meeple_gym.core.rng import STREAM_DETERMINIZE, STREAM_GAME, derive_key
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, random_legal
 
 
@@ -170,3 +170,18 @@ def batch_kernels(
         game_kernel(rebind(template, namespace), game, parallel=True)
         for template in (reset_batch, legal_masks_batch, step_batch)
     )
+
+
+def determinize_batch(states, players, seed):
+    """Determinize every game for its ``players[i]``; row ``i`` keyed by ``derive_key(seed, i,
+    STREAM_DETERMINIZE)``, so results do not depend on batch size or threads."""
+    for i in prange(states.shape[0]):
+        key = derive_key(seed, np.uint64(i), np.uint64(STREAM_DETERMINIZE))
+        determinize_into(states, i, players[i], key)  # noqa: F821 - bound per game
+
+
+def determinize_kernel(game, determinize_into):
+    """``determinize_batch`` of ``game``: the template above bound to its ``determinize_into``."""
+    namespace = dict(globals())
+    namespace["determinize_into"] = determinize_into
+    return game_kernel(rebind(determinize_batch, namespace), game, parallel=True)

@@ -30,10 +30,11 @@ from before. Those cards are treated as unknown, as the observation shows them.
 """
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
-from meeple_gym.core.jit import kernel, parallel_kernel, standalone_kernel
-from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, randint, shuffle
+from meeple_gym.core.jit import kernel, standalone_kernel
+from meeple_gym.core.rng import next_u64, randint, shuffle
+from meeple_gym.core.stepping import determinize_kernel
 from meeple_gym.endeavor.data import EMPIRE_KEEP
 from meeple_gym.endeavor.rules import (
     EMPIRE_DRAW,
@@ -187,8 +188,4 @@ def determinize_into(states, g, player, key):
     s.rng[0] = next_u64(words, 0)
 
 
-@parallel_kernel
-def determinize_batch(states, players, seed):
-    for i in prange(states.shape[0]):
-        key = derive_key(seed, np.uint64(i), np.uint64(STREAM_DETERMINIZE))
-        determinize_into(states, i, players[i], key)
+determinize_batch = determinize_kernel("endeavor", determinize_into)

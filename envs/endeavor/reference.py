@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from meeple_gym.core.reference import FlowGame
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor.rules import (
@@ -167,8 +168,10 @@ class Pending:
     actions: list[int]
 
 
-class ReferenceGame:
+class ReferenceGame(FlowGame):
     """One game of Endeavor with the action layout of ``meeple_gym.endeavor.rules``."""
+
+    step_cap = STEP_CAP
 
     def __init__(self, num_players: int, seed: int, index: int = 0):
         if not 2 <= num_players <= 4:
@@ -248,14 +251,6 @@ class ReferenceGame:
     # ---- the public interface -------------------------------------------------------------
 
     @property
-    def is_over(self) -> bool:
-        return self.terminated or self.truncated
-
-    @property
-    def decider(self) -> int | None:
-        return None if self._pending is None else self._pending.decider
-
-    @property
     def phase(self) -> int:
         return PH_OVER if self._pending is None else self._pending.phase
 
@@ -273,26 +268,6 @@ class ReferenceGame:
         if self.final_scores is not None:
             return list(self.final_scores)
         return [self.score(p) for p in range(self.num_players)]
-
-    def legal_actions(self) -> list[int]:
-        return [] if self._pending is None else list(self._pending.actions)
-
-    def step(self, action: int) -> None:
-        if self._pending is None or action not in self._pending.actions:
-            raise ValueError(f"illegal action {action}")
-        self.step_count += 1
-        self._pending = self._advance(action)
-        if self._pending is not None and self.step_count >= STEP_CAP:
-            # Engine safety cap (no END rule): the game is cut off as a truncation.
-            self._flow.close()
-            self._pending = None
-            self._finish(truncated=True)
-
-    def _advance(self, action):
-        try:
-            return self._flow.send(action)
-        except StopIteration:
-            return None
 
     # ---- decisions --------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import numpy as np
 from numba import types
 
 from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.masks import _single_action
 from meeple_gym.core.records import clear_record, copy_values
 from meeple_gym.core.rng import randint, shuffle
 from meeple_gym.core.stepping import batch_kernels
@@ -753,17 +754,6 @@ def _apply(s, a):
             _start_execution(s)
     else:
         _apply_role(s, p, a)
-
-
-@kernel
-def _single_action(mask):
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if only >= 0:
-                return -1
-            only = a
-    return only
 
 
 @standalone_kernel(STATES, types.int64, types.int64)

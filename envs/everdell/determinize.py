@@ -18,20 +18,21 @@ all counts. A pending decision stays valid: it is asked again from the position
 asked the same kind of question (an engine with one legal choice takes it at once) is
 redrawn, so the draw is uniform over the arrangements consistent with the position.
 
+``determinize_batch(states, players, seed)`` does this for every row
+(meeple_gym.core.stepping.determinize_batch).
+
 Not used: what a player with perfect recall could infer from the order of past events beyond
 the record (e.g. the cards they gave an opponent with a Post Office, or which Meadow cards
 were discarded): the record keeps no history, so the pool is every card the seat does not
 see now.
-
-``determinize_batch(states, players, seed)`` does this for every row, row ``i`` keyed by
-``derive_key(seed, i, STREAM_DETERMINIZE)``: results do not depend on batch size or threads.
 """
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
-from meeple_gym.core.jit import kernel, parallel_kernel, standalone_kernel
-from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, shuffle
+from meeple_gym.core.jit import kernel, standalone_kernel
+from meeple_gym.core.rng import next_u64, shuffle
+from meeple_gym.core.stepping import determinize_kernel
 from meeple_gym.everdell.rules import (
     DECK_SIZE,
     F_MEADOW_PICK,
@@ -146,9 +147,4 @@ def determinize_into(states, g, player, key):
     s.rng[0] = next_u64(words, 0)
 
 
-@parallel_kernel
-def determinize_batch(states, players, seed):
-    """``determinize_into`` for every row ``i`` with ``players[i]`` and the RNG word
-    ``derive_key(seed, i, STREAM_DETERMINIZE)``."""
-    for i in prange(states.shape[0]):
-        determinize_into(states, i, players[i], derive_key(seed, i, STREAM_DETERMINIZE))
+determinize_batch = determinize_kernel("everdell", determinize_into)

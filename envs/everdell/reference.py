@@ -89,6 +89,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from meeple_gym.core.reference import FlowGame, shuffled
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell.rules import (
@@ -113,7 +114,60 @@ from meeple_gym.everdell.rules import (
     A_RESOURCE,
     A_REVEALED,
     A_WORKER,
+    ARCHITECT,
+    BARD,
+    BARGE_TOAD,
+    CASTLE,
+    CEMETERY,
+    CHAPEL,
+    CHIP_SWEEP,
     CITY_SLOTS,
+    CLOCK_TOWER,
+    COURTHOUSE,
+    CRANE,
+    DOCTOR,
+    DUNGEON,
+    EV_ACORN,
+    EV_CHAPEL_CEILING,
+    EV_CROAK,
+    EV_FALLEN,
+    EV_FIREWORKS,
+    EV_FLYING_DOCTOR,
+    EV_GAMES,
+    EV_GRADUATION,
+    EV_MARKETING,
+    EV_MINISTERING,
+    EV_NEW_MANAGEMENT,
+    EV_PERFORMER,
+    EV_PILGRIMS,
+    EV_SCROLLS,
+    EV_TAX_RELIEF,
+    EV_WEE_RUN,
+    EVER_TREE,
+    F_COPY_BASIC,
+    F_DISCARD_DRAW,
+    F_DISCARD_GAIN,
+    F_MEADOW_PICK,
+    FAIRGROUNDS,
+    FARM,
+    FOOL,
+    GENERAL_STORE,
+    HISTORIAN,
+    HUSBAND,
+    INN,
+    INNKEEPER,
+    JUDGE,
+    KING,
+    LOC_1_PEBBLE,
+    LOC_2_RESIN,
+    LOC_3_TWIG,
+    LOC_BERRY_CARD,
+    LOOKOUT,
+    MINE,
+    MINER_MOLE,
+    MONASTERY,
+    MONK,
+    PALACE,
     PAY_CRANE,
     PAY_DUNGEON,
     PAY_EVER_TREE,
@@ -121,6 +175,7 @@ from meeple_gym.everdell.rules import (
     PAY_JUDGE,
     PAY_NORMAL,
     PAY_TOKEN,
+    PEDDLER,
     PK_COPY_GREEN,
     PK_COURTHOUSE,
     PK_DISCARD,
@@ -150,13 +205,31 @@ from meeple_gym.everdell.rules import (
     PK_STOREHOUSE,
     PK_TURN,
     PK_WORKER,
+    POST_OFFICE,
+    POSTAL_PIGEON,
+    QUEEN,
+    RANGER,
+    RESIN_REFINERY,
+    RUINS,
+    SCHOOL,
+    SHEPHERD,
+    SHOPKEEPER,
     STEP_CAP,
+    STOREHOUSE,
+    TEACHER,
+    THEATER,
+    TWIG_BARGE,
+    UNDERTAKER,
+    UNIVERSITY,
     W_CITY,
     W_EVENT,
     W_FREE,
     W_LIMBO,
     W_RUG_INN,
     W_RUG_POST,
+    WANDERER,
+    WIFE,
+    WOODCARVER,
 )
 
 # ---- tables as plain Python values -------------------------------------------------------------
@@ -203,51 +276,7 @@ RUGWORT = 1  # solo: the seat of the automated opponent
 NEW_WORKERS = {WINTER: 2, SPRING: 1, SUMMER: 1, AUTUMN: 2}
 PRODUCTION_SEASONS = (SPRING, AUTUMN)
 
-_C = D.CARD_ID
-ARCHITECT, BARD, BARGE_TOAD = _C["architect"], _C["bard"], _C["barge_toad"]
-CASTLE, CEMETERY, CHAPEL = _C["castle"], _C["cemetery"], _C["chapel"]
-CHIP_SWEEP, CLOCK_TOWER, COURTHOUSE = _C["chip_sweep"], _C["clock_tower"], _C["courthouse"]
-CRANE, DOCTOR, DUNGEON = _C["crane"], _C["doctor"], _C["dungeon"]
-EVER_TREE, FAIRGROUNDS, FARM = _C["ever_tree"], _C["fairgrounds"], _C["farm"]
-FOOL, GENERAL_STORE, HISTORIAN = _C["fool"], _C["general_store"], _C["historian"]
-HUSBAND, INN, INNKEEPER = _C["husband"], _C["inn"], _C["innkeeper"]
-JUDGE, KING, LOOKOUT = _C["judge"], _C["king"], _C["lookout"]
-MINE, MINER_MOLE, MONASTERY = _C["mine"], _C["miner_mole"], _C["monastery"]
-MONK, PALACE, PEDDLER = _C["monk"], _C["palace"], _C["peddler"]
-POST_OFFICE, POSTAL_PIGEON, QUEEN = _C["post_office"], _C["postal_pigeon"], _C["queen"]
-RANGER, RESIN_REFINERY, RUINS = _C["ranger"], _C["resin_refinery"], _C["ruins"]
-SCHOOL, SHEPHERD, SHOPKEEPER = _C["school"], _C["shepherd"], _C["shopkeeper"]
-STOREHOUSE, TEACHER, THEATER = _C["storehouse"], _C["teacher"], _C["theater"]
-TWIG_BARGE, UNDERTAKER, UNIVERSITY = _C["twig_barge"], _C["undertaker"], _C["university"]
-WANDERER, WIFE, WOODCARVER = _C["wanderer"], _C["wife"], _C["woodcarver"]
-
-_E = D.EVENT_ID
-EV_MARKETING = _E["a_brilliant_marketing_plan"]
-EV_WEE_RUN = _E["a_wee_run_city"]
-EV_FIREWORKS = _E["an_evening_of_fireworks"]
-EV_SCROLLS = _E["ancient_scrolls_discovered"]
-EV_ACORN = _E["capture_of_the_acorn_thieves"]
-EV_CROAK = _E["croak_wart_cure"]
-EV_FLYING_DOCTOR = _E["flying_doctor_service"]
-EV_GRADUATION = _E["graduation_of_scholars"]
-EV_MINISTERING = _E["ministering_to_miscreants"]
-EV_PILGRIMS = _E["path_of_the_pilgrims"]
-EV_PERFORMER = _E["performer_in_residence"]
-EV_CHAPEL_CEILING = _E["pristine_chapel_ceiling"]
-EV_FALLEN = _E["remembering_the_fallen"]
-EV_TAX_RELIEF = _E["tax_relief"]
-EV_GAMES = _E["the_everdell_games"]
-EV_NEW_MANAGEMENT = _E["under_new_management"]
-
 _L = D.LOCATION_ID
-LOC_3_TWIG = _L["basic_3_twig"]
-LOC_2_RESIN = _L["basic_2_resin"]
-LOC_1_PEBBLE = _L["basic_1_pebble"]
-LOC_BERRY_CARD = _L["basic_1_berry_1_card"]
-F_DISCARD_DRAW = _L["forest_discard_any_draw_2_each"]
-F_DISCARD_GAIN = _L["forest_discard_up_to_3_gain_any_each"]
-F_COPY_BASIC = _L["forest_copy_basic_and_draw_1"]
-F_MEADOW_PICK = _L["forest_take_2_meadow_play_1_discounted"]
 
 # Solo (Rugwort): Journey space by year and points per special event the player missed.
 RUG_JOURNEY = {1: _L["journey_3"], 2: _L["journey_4"], 3: _L["journey_5"]}
@@ -255,15 +284,6 @@ RUG_MISSED_SPECIAL = {1: 3, 2: 6, 3: 6}
 
 # How a card comes into play.
 FROM_HAND, FROM_MEADOW, FREE, VIA_INN, VIA_FOREST = range(5)
-
-
-def shuffled(rng: PyRng, items: list) -> list:
-    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.randint(i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
 
 
 def city_code(owner: int, slot: int) -> int:
@@ -303,8 +323,10 @@ class Pending:
     kind: int
 
 
-class ReferenceGame:
+class ReferenceGame(FlowGame):
     """One game of Everdell with the action layout of ``meeple_gym.everdell.rules``."""
+
+    step_cap = STEP_CAP
 
     def __init__(self, seed: int, num_players: int, options: int = 0, index: int = 0):
         self.rng = PyRng(py_derive_key(seed, index, STREAM_GAME))
@@ -371,33 +393,8 @@ class ReferenceGame:
     # ---- public API -----------------------------------------------------------------------------
 
     @property
-    def is_over(self) -> bool:
-        return self.terminated or self.truncated
-
-    @property
-    def decider(self) -> int | None:
-        return None if self._pending is None else self._pending.decider
-
-    @property
     def pend_kind(self) -> int:
         return PK_NONE if self._pending is None else self._pending.kind
-
-    def legal_actions(self) -> list[int]:
-        return [] if self._pending is None else list(self._pending.actions)
-
-    def step(self, action: int) -> None:
-        if self._pending is None or action not in self._pending.actions:
-            raise ValueError(f"illegal action {action}")
-        self.step_count += 1
-        try:
-            self._pending = self._flow.send(action)
-        except StopIteration:
-            self._pending = None
-        if self._pending is not None and self.step_count >= STEP_CAP:
-            # Engine safety cap (no EVD rule): the game is cut off as a truncation.
-            self._flow.close()
-            self._pending = None
-            self._finish(truncated=True)
 
     def score(self, p: int) -> int:
         """EVD-E2 for seat ``p`` in the current state (solo seat 1: Rugwort's score)."""

@@ -16,6 +16,7 @@ import numpy as np
 from numba import types
 
 from meeple_gym.core.jit import array_arg, kernel, record_arg, standalone_kernel
+from meeple_gym.core.masks import _single_action
 from meeple_gym.core.records import clear_record, copy_values
 from meeple_gym.core.rng import randint, shuffle
 from meeple_gym.core.stepping import batch_kernels
@@ -2556,17 +2557,6 @@ def _run_top(s):
     if kind == T_GIVE_RESOURCES:
         return _run_give_resources(s, f)
     return _run_ranger(s, f)
-
-
-@kernel
-def _single_action(mask):
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if only >= 0:
-                return -1
-            only = a
-    return only
 
 
 @kernel

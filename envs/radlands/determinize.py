@@ -19,19 +19,20 @@ recomputed and an arrangement under which the waiting player could not be waitin
 opponent choosing a person for Parachute Base must hold one) is redrawn, so the draw is
 uniform over the arrangements consistent with the position.
 
+``determinize_batch(states, players, seed)`` does this for every row
+(meeple_gym.core.stepping.determinize_batch).
+
 Not used: what a player with perfect recall could infer from the order of past events beyond
 the record (e.g. which cards of a reshuffled discard pile can still be in the deck); the
 record keeps no history, so the pool is every card the seat does not see now.
-
-``determinize_batch(states, players, seed)`` does this for every row, row ``i`` keyed by
-``derive_key(seed, i, STREAM_DETERMINIZE)``: results do not depend on batch size or threads.
 """
 
 import numpy as np
-from numba import prange, types
+from numba import types
 
-from meeple_gym.core.jit import kernel, parallel_kernel, standalone_kernel
-from meeple_gym.core.rng import STREAM_DETERMINIZE, derive_key, next_u64, randint, shuffle
+from meeple_gym.core.jit import kernel, standalone_kernel
+from meeple_gym.core.rng import next_u64, randint, shuffle
+from meeple_gym.core.stepping import determinize_kernel
 from meeple_gym.radlands.rules import (
     CODE,
     COLS,
@@ -224,9 +225,4 @@ def determinize_into(states, g, player, key):
     s.rng[0] = next_u64(words, 0)
 
 
-@parallel_kernel
-def determinize_batch(states, players, seed):
-    """``determinize_into`` for every row ``i`` with ``players[i]`` and the RNG word
-    ``derive_key(seed, i, STREAM_DETERMINIZE)``."""
-    for i in prange(states.shape[0]):
-        determinize_into(states, i, players[i], derive_key(seed, i, STREAM_DETERMINIZE))
+determinize_batch = determinize_kernel("radlands", determinize_into)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from meeple_gym.core.reference import FlowGame, shuffled
 from meeple_gym.core.rng import STREAM_GAME, PyRng, py_derive_key
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import effects as FX
@@ -144,15 +145,6 @@ TARGETED_OPS = {
 }
 
 
-def shuffled(rng: PyRng, items: list) -> list:
-    """Fisher-Yates from the top: for i = n-1 .. 1 swap item i with item randint(i+1)."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.randint(i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
-
-
 class _GameEnded(Exception):
     """Raised wherever the game ends (RAD-E1/E2) to unwind the running effects at once."""
 
@@ -190,8 +182,10 @@ class Pending:
     context: str = ""  # what the decision is for, for tests and debugging
 
 
-class ReferenceGame:
+class ReferenceGame(FlowGame):
     """One 2-player game of Radlands with the action layout of ``meeple_gym.radlands.rules``."""
+
+    step_cap = STEP_CAP
 
     def __init__(self, seed: int, options: int = 0, index: int = 0):
         self.options = int(options)
@@ -235,33 +229,11 @@ class ReferenceGame:
     # ---- public API -------------------------------------------------------------------------
 
     @property
-    def is_over(self) -> bool:
-        return self.terminated or self.truncated
-
-    @property
-    def decider(self) -> int | None:
-        return None if self._pending is None else self._pending.decider
-
-    @property
     def phase(self) -> int:
         return PHASE_OVER if self._pending is None else self._pending.phase
 
-    def legal_actions(self) -> list[int]:
-        return [] if self._pending is None else list(self._pending.actions)
-
-    def step(self, action: int) -> None:
-        if self._pending is None or action not in self._pending.actions:
-            raise ValueError(f"illegal action {action}")
-        self.step_count += 1
-        try:
-            self._pending = self._flow.send(action)
-        except StopIteration:
-            self._pending = None
-        if self._pending is not None and self.step_count >= STEP_CAP:
-            # Engine safety cap (no RAD rule): the game is cut off as a truncation.
-            self.truncated = True
-            self._flow.close()
-            self._pending = None
+    def _truncate(self) -> None:
+        self.truncated = True
 
     def projection(self) -> dict:
         """The whole game state, public and hidden, in a canonical form for comparisons."""
@@ -625,6 +597,12 @@ class ReferenceGame:
         action = yield from self._ask(decider, actions, context=context)
         return options.get(action)
 
+    def _pick_optional(self, decider, cards):
+        """The card the decider picks among ``cards`` or None: none there, or they skip."""
+        if not cards:
+            return None
+        return (yield from self._ask_card(decider, cards, optional=True))
+
     def _ask_place(self, decider, places, optional=False):
         options = {A_PLACE + c * 3 + i: (c, i) for c, i in places}
         actions = list(options) + ([A_SKIP] if optional else [])
@@ -943,20 +921,13 @@ class ReferenceGame:
     # -- damage and destroy
 
     def _op_damage(self, arg, owner, decider, src, ctx):
-        if arg == SELF:
-            card = src if src is not None and self._where(src) else None
-        else:
-            targets = self._targets(decider, arg, src)
-            if not targets:
-                return
-            card = yield from self._ask_card(decider, targets)
-        if card is None:
-            return
-        ctx["happened"] = True
-        ctx["hit_camp"] = card.is_camp
-        self._hit(card)
+        yield from self._strike(arg, decider, src, ctx, self._hit)
 
     def _op_destroy(self, arg, owner, decider, src, ctx):
+        yield from self._strike(arg, decider, src, ctx, self._destroy)
+
+    def _strike(self, arg, decider, src, ctx, hit):
+        """Damage or destroy (``hit``) the source itself or a target the decider picks."""
         if arg == SELF:
             card = src if src is not None and self._where(src) else None
         else:
@@ -968,7 +939,7 @@ class ReferenceGame:
             return
         ctx["happened"] = True
         ctx["hit_camp"] = card.is_camp
-        self._destroy(card)
+        hit(card)
 
     def _set_cards(self, set_code, owner):
         """The cards of a set, fixed before the first hit (subtleties §5)."""
@@ -1040,25 +1011,21 @@ class ReferenceGame:
     # -- restore
 
     def _op_restore(self, arg, owner, decider, src, ctx):
-        targets = self._targets(decider, arg, src)
-        if targets:  # optional (RAD-I3)
-            card = yield from self._ask_card(decider, targets, optional=True)
-            if card is not None:
-                self._restore(card)
+        # optional (RAD-I3)
+        card = yield from self._pick_optional(decider, self._targets(decider, arg, src))
+        if card is not None:
+            self._restore(card)
 
     def _op_restore_ready(self, arg, owner, decider, src, ctx):
         targets = self._targets(decider, T["OWN_DAMAGED_PERSON"], src)
-        if targets:
-            card = yield from self._ask_card(decider, targets, optional=True)
-            if card is not None:
-                self._restore(card, ready=True)
+        card = yield from self._pick_optional(decider, targets)
+        if card is not None:
+            self._restore(card, ready=True)
 
     def _op_restore_many(self, arg, owner, decider, src, ctx):
         while True:
             targets = self._targets(decider, T["OWN_DAMAGED_CARD"], src)
-            if not targets:
-                return
-            card = yield from self._ask_card(decider, targets, optional=True)
+            card = yield from self._pick_optional(decider, targets)
             if card is None:
                 return
             self._restore(card)
@@ -1238,10 +1205,7 @@ class ReferenceGame:
         # people. At most MAX_REARRANGE drops, the last one into a free spot.
         drops = 0
         while drops < MAX_REARRANGE:
-            people = self._people(owner)
-            if not people:
-                return
-            card = yield from self._ask_card(owner, people, optional=True)
+            card = yield from self._pick_optional(owner, self._people(owner))
             if card is None:
                 return
             self._remove(card)

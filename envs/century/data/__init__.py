@@ -8,10 +8,11 @@ Facts were cross-checked against the public card lists named in docs/century.md
 (section "Card tables").
 """
 
-import csv
 from pathlib import Path
 
 import numpy as np
+
+from meeple_gym.core.tables import read_rows
 
 _HERE = Path(__file__).parent
 COLOURS = ("yellow", "red", "green", "brown")
@@ -21,8 +22,7 @@ KIND_SPICE, KIND_UPGRADE, KIND_TRADE = 0, 1, 2
 
 
 def _rows(name):
-    with open(_HERE / name, newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_rows(_HERE, name)
 
 
 _merchant = _rows("merchant_cards.csv")

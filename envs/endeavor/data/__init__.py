@@ -38,12 +38,14 @@ stay small, and a stronger ability leaves fewer points. City points (1..3), sett
 costs also rise with the region's travel cost, paying for the ships a far city needs.
 """
 
-import csv
 import hashlib
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
+
+from meeple_gym.core.tables import int_column as _ints
+from meeple_gym.core.tables import keyed, read_rows
 
 _HERE = Path(__file__).parent
 
@@ -104,12 +106,7 @@ STARTING_PICK_ORDER = MappingProxyType({2: (0, 1, 1, 0), 3: (0, 1, 2, 2, 1, 0), 
 
 
 def _rows(name):
-    with open(_HERE / name, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
-def _ints(rows, column):
-    return np.array([int(r[column]) for r in rows], dtype=np.int8)
+    return read_rows(_HERE, name)
 
 
 def _codes(rows, column, names):
@@ -117,10 +114,6 @@ def _codes(rows, column, names):
         if r[column] not in names:
             raise ValueError(f"{r['key']}: {column} {r[column]!r} is not one of {names}")
     return np.array([names.index(r[column]) for r in rows], dtype=np.int8)
-
-
-def _index(keys):
-    return MappingProxyType({key: i for i, key in enumerate(keys)})
 
 
 def _ability_args(rows):
@@ -155,10 +148,7 @@ _empire = _rows("empire.csv")
 _buildings = _rows("buildings.csv")
 
 # --- regions -------------------------------------------------------------------------------
-N_REGIONS = len(_regions)
-REGION_KEYS = tuple(r["key"] for r in _regions)
-REGION_NAMES = tuple(r["name"] for r in _regions)
-REGION_ID = _index(REGION_KEYS)
+N_REGIONS, REGION_KEYS, REGION_NAMES, REGION_ID = keyed(_regions)
 REGION_TRAVEL = _ints(_regions, "travel_cost")
 REGION_OPEN_AT_START = _ints(_regions, "open_at_start")
 REGION_PREVIOUS = np.array(
@@ -167,10 +157,7 @@ REGION_PREVIOUS = np.array(
 REGION_SLOTS = _ints(_regions, "slots")
 
 # --- cities --------------------------------------------------------------------------------
-N_CITIES = len(_cities)
-CITY_KEYS = tuple(r["key"] for r in _cities)
-CITY_NAMES = tuple(r["name"] for r in _cities)
-CITY_ID = _index(CITY_KEYS)
+N_CITIES, CITY_KEYS, CITY_NAMES, CITY_ID = keyed(_cities)
 CITY_REGION = _codes(_cities, "region", REGIONS)
 CITY_GOOD = _codes(_cities, "good", GOODS)
 CITY_SETTLE_COST = _ints(_cities, "settle_cost")
@@ -185,10 +172,7 @@ REGION_CITIES = np.stack([np.flatnonzero(CITY_REGION == g) for g in range(N_REGI
 )
 
 # --- empire cards --------------------------------------------------------------------------
-N_EMPIRE = len(_empire)
-EMPIRE_KEYS = tuple(r["key"] for r in _empire)
-EMPIRE_NAMES = tuple(r["name"] for r in _empire)
-EMPIRE_ID = _index(EMPIRE_KEYS)
+N_EMPIRE, EMPIRE_KEYS, EMPIRE_NAMES, EMPIRE_ID = keyed(_empire)
 EMPIRE_VOTE_COST = _ints(_empire, "vote_cost")
 EMPIRE_CONDITION = _codes(_empire, "condition", CONDITIONS)
 EMPIRE_CONDITION_REGION = np.array(
@@ -201,10 +185,7 @@ EMPIRE_ABILITY = _codes(_empire, "ability", ABILITIES)
 EMPIRE_ABILITY_ARG = _ability_args(_empire)
 
 # --- buildings -----------------------------------------------------------------------------
-N_BUILDINGS = len(_buildings)
-BUILDING_KEYS = tuple(r["key"] for r in _buildings)
-BUILDING_NAMES = tuple(r["name"] for r in _buildings)
-BUILDING_ID = _index(BUILDING_KEYS)
+N_BUILDINGS, BUILDING_KEYS, BUILDING_NAMES, BUILDING_ID = keyed(_buildings)
 BUILDING_WORK_COST = _ints(_buildings, "work_cost")
 BUILDING_POINTS = _ints(_buildings, "points")
 BUILDING_ABILITY = _codes(_buildings, "ability", ABILITIES)

@@ -30,11 +30,13 @@
 the project's Everdell reference lists, following their chosen value where sources disagree.
 """
 
-import csv
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
+
+from meeple_gym.core.tables import int_column as _ints
+from meeple_gym.core.tables import keyed, read_rows
 
 _HERE = Path(__file__).parent
 
@@ -62,16 +64,7 @@ SPECIAL_EVENTS_DEALT = 4
 
 
 def _rows(name):
-    with open(_HERE / name, newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-def _ints(rows, column):
-    return np.array([int(r[column]) for r in rows], dtype=np.int8)
-
-
-def _index(keys):
-    return MappingProxyType({key: i for i, key in enumerate(keys)})
+    return read_rows(_HERE, name)
 
 
 _cards = _rows("cards.csv")
@@ -79,11 +72,7 @@ _events = _rows("events.csv")
 _locations = _rows("locations.csv")
 
 # --- cards ---------------------------------------------------------------------------------
-N_CARD_TYPES = len(_cards)
-CARD_KEYS = tuple(r["key"] for r in _cards)
-CARD_NAMES = tuple(r["name"] for r in _cards)
-CARD_SUMMARIES = tuple(r["summary"] for r in _cards)
-CARD_ID = _index(CARD_KEYS)
+N_CARD_TYPES, CARD_KEYS, CARD_NAMES, CARD_ID, CARD_SUMMARIES = keyed(_cards, "summary")
 CARD_KIND = np.array([KINDS.index(r["kind"]) for r in _cards], dtype=np.int8)
 CARD_COLOR = np.array([COLORS.index(r["color"]) for r in _cards], dtype=np.int8)
 CARD_UNIQUE = _ints(_cards, "unique")
@@ -115,12 +104,9 @@ for _i, _r in enumerate(_cards):
         CONSTRUCTION_ADMITS[_i, : len(_pairs)] = [CARD_ID[k] for k in _pairs]
 
 # --- events --------------------------------------------------------------------------------
-N_EVENTS = len(_events)
-EVENT_KEYS = tuple(r["key"] for r in _events)
-EVENT_NAMES = tuple(r["name"] for r in _events)
-EVENT_REQUIREMENTS = tuple(r["requirement"] for r in _events)
-EVENT_SUMMARIES = tuple(r["summary"] for r in _events)
-EVENT_ID = _index(EVENT_KEYS)
+N_EVENTS, EVENT_KEYS, EVENT_NAMES, EVENT_ID, EVENT_REQUIREMENTS, EVENT_SUMMARIES = keyed(
+    _events, "requirement", "summary"
+)
 EVENT_IS_SPECIAL = np.array([r["kind"] == "special" for r in _events], dtype=np.int8)
 BASIC_EVENTS = tuple(int(i) for i in np.flatnonzero(EVENT_IS_SPECIAL == 0))
 SPECIAL_EVENTS = tuple(int(i) for i in np.flatnonzero(EVENT_IS_SPECIAL == 1))
@@ -146,11 +132,9 @@ EVENT_MAX_POINTS = _ints(_events, "max_points")
 # --- locations -----------------------------------------------------------------------------
 LOCATION_KINDS = ("basic", "forest", "haven", "journey", "season")
 LOC_BASIC, LOC_FOREST, LOC_HAVEN, LOC_JOURNEY, LOC_SEASON = range(5)
-N_LOCATIONS = len(_locations)
-LOCATION_KEYS = tuple(r["key"] for r in _locations)
-LOCATION_NAMES = tuple(r["name"] for r in _locations)
-LOCATION_SUMMARIES = tuple(r["summary"] for r in _locations)
-LOCATION_ID = _index(LOCATION_KEYS)
+N_LOCATIONS, LOCATION_KEYS, LOCATION_NAMES, LOCATION_ID, LOCATION_SUMMARIES = keyed(
+    _locations, "summary"
+)
 LOCATION_KIND = np.array([LOCATION_KINDS.index(r["kind"]) for r in _locations], dtype=np.int8)
 LOCATION_EXCLUSIVE = _ints(_locations, "exclusive")
 LOCATION_EXTRA_SPOT_4P = _ints(_locations, "extra_spot_4p")

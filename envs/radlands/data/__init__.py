@@ -21,11 +21,13 @@ The draw deck is indexed by *deck type*: 0..25 are the person types (same order 
 ``PERSON_*``), 26..35 the event types (``FIRST_EVENT_TYPE + event id``).
 """
 
-import csv
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
+
+from meeple_gym.core.tables import int_column as _ints
+from meeple_gym.core.tables import key_index as _index
+from meeple_gym.core.tables import keyed, read_rows
 
 _HERE = Path(__file__).parent
 
@@ -35,16 +37,7 @@ JUNK_RAID, JUNK_DRAW, JUNK_RESTORE, JUNK_INJURE, JUNK_WATER, JUNK_GAIN_PUNK = ra
 
 
 def _rows(name):
-    with open(_HERE / name, newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-def _ints(rows, column):
-    return np.array([int(r[column]) for r in rows], dtype=np.int8)
-
-
-def _index(keys):
-    return MappingProxyType({key: i for i, key in enumerate(keys)})
+    return read_rows(_HERE, name)
 
 
 _camps = _rows("camps.csv")
@@ -53,11 +46,7 @@ _events = _rows("events.csv")
 _special = {r["key"]: r for r in _rows("special.csv")}
 
 # --- camps ---------------------------------------------------------------------------------
-N_CAMPS = len(_camps)
-CAMP_KEYS = tuple(r["key"] for r in _camps)
-CAMP_NAMES = tuple(r["name"] for r in _camps)
-CAMP_SUMMARIES = tuple(r["summary"] for r in _camps)
-CAMP_ID = _index(CAMP_KEYS)
+N_CAMPS, CAMP_KEYS, CAMP_NAMES, CAMP_ID, CAMP_SUMMARIES = keyed(_camps, "summary")
 CAMP_DRAW = _ints(_camps, "draw")
 CAMP_N_ABILITIES = _ints(_camps, "n_abilities")
 CAMP_ABILITY_COST = np.stack([_ints(_camps, "ability1_cost"), _ints(_camps, "ability2_cost")], 1)
@@ -66,11 +55,7 @@ FIRST_GAME_A = tuple(i for i, r in enumerate(_camps) if r["first_game"] == "A")
 FIRST_GAME_B = tuple(i for i, r in enumerate(_camps) if r["first_game"] == "B")
 
 # --- people --------------------------------------------------------------------------------
-N_PERSON_TYPES = len(_people)
-PERSON_KEYS = tuple(r["key"] for r in _people)
-PERSON_NAMES = tuple(r["name"] for r in _people)
-PERSON_SUMMARIES = tuple(r["summary"] for r in _people)
-PERSON_ID = _index(PERSON_KEYS)
+N_PERSON_TYPES, PERSON_KEYS, PERSON_NAMES, PERSON_ID, PERSON_SUMMARIES = keyed(_people, "summary")
 PERSON_COPIES = _ints(_people, "copies")
 PERSON_UNIQUE = _ints(_people, "unique")
 PERSON_COST = _ints(_people, "cost")
@@ -82,11 +67,7 @@ PERSON_ABILITY_COST = np.stack(
 PERSON_HAS_TRAIT = _ints(_people, "has_trait")
 
 # --- events --------------------------------------------------------------------------------
-N_EVENT_TYPES = len(_events)
-EVENT_KEYS = tuple(r["key"] for r in _events)
-EVENT_NAMES = tuple(r["name"] for r in _events)
-EVENT_SUMMARIES = tuple(r["summary"] for r in _events)
-EVENT_ID = _index(EVENT_KEYS)
+N_EVENT_TYPES, EVENT_KEYS, EVENT_NAMES, EVENT_ID, EVENT_SUMMARIES = keyed(_events, "summary")
 EVENT_COPIES = _ints(_events, "copies")
 EVENT_COST = _ints(_events, "cost")
 EVENT_BOMB = _ints(_events, "bomb")
