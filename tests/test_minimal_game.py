@@ -174,3 +174,11 @@ def test_openspiel_registers_it(minimal):
         state.apply_action(state.legal_actions()[-1])
     assert sorted(state.returns()) == [-1.0, 1.0]
     assert game.max_game_length() == mg.get_spec("minimal").step_cap
+
+
+def test_it_passes_the_conformance_suite(minimal):
+    # What docs/testing.md promises a user's own game: the shipped suite runs on it unchanged.
+    from meeple_gym.testing import check_game
+
+    report = check_game("minimal", quick=True)
+    assert {run[0] for run in report.runs} >= {"masks", "snapshots", "batch_equivalence"}
