@@ -320,7 +320,8 @@ body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:12px;background:#fa
 #status{font-weight:bold;margin:6px 0}#error{color:#b91c1c;min-height:1.2em}
 </style></head><body>
 <h2 style="margin:4px 0">@TITLE@</h2>
-<div><button id="new">New game</button> <a id="download" href="#">Download the game (JSON)</a></div>
+<div><button id="new">New game</button>
+<button id="download">Download the game (JSON)</button></div>
 <div id="status"></div><div id="error"></div>
 <div id="top"><div id="picture"></div><div id="side">
 <h3 style="margin:4px 0">Bot moves</h3><div id="log"></div>
@@ -339,7 +340,6 @@ function show(state) {
   game = state;
   document.getElementById("error").textContent = "";
   document.getElementById("picture").innerHTML = state.svg;
-  document.getElementById("download").href = `/api/games/${state.id}/download`;
   document.getElementById("status").textContent = state.over ? state.result
     : `You are player ${state.seat}. Your move (${state.legal.length} legal).`;
   const log = document.getElementById("log");
@@ -374,6 +374,9 @@ async function newGame() {
   catch (err) { document.getElementById("error").textContent = err.message; }
 }
 document.getElementById("new").onclick = newGame;
+document.getElementById("download").onclick = () => {
+  if (game) window.location.href = `/api/games/${game.id}/download`;
+};
 newGame();
 </script></body></html>
 """

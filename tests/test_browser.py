@@ -7,6 +7,7 @@ skip, saying why, only where no browser can be started.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
@@ -141,3 +142,21 @@ def test_the_page_shows_a_clear_error_and_keeps_the_game(page):
 
 def test_every_registered_game_has_a_game_here():
     assert sorted(g for g, _ in GAMES) == mg.available_games()
+
+
+def test_new_game_and_download_buttons(page):
+    server = _serve("century", 2, seed=3)
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("button.legal")
+        first = page.evaluate("game.id")
+        with page.expect_download() as download:
+            page.click("#download")
+        saved = json.loads(open(download.value.path()).read())
+        assert saved["game"] == "century" and saved["seat"] == 0 and "seed" not in saved
+        page.click("#new")
+        page.wait_for_function(f"game.id !== {json.dumps(first)}")
+        assert len(server.games) == 2 and page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
