@@ -43,15 +43,11 @@ def _pips(c: Canvas, x, y, cubes, r=6.0, gap=2.0) -> float:
 
 def _header(c: Canvas, s, viewer) -> None:
     n, phase = int(s["num_players"]), int(s["phase"])
-    c.text(MARGIN, 22, "Century: Spice Road", size=18, bold=True)
-    c.text(
-        230,
-        22,
+    facts = (
         f"{n} players · turn {int(s['turn_count'])} · step {int(s['step_count'])} · "
-        f"phase {R.PHASE_NAMES[phase]} · view: "
-        + ("public" if viewer is None else f"player {viewer}"),
-        size=13,
+        f"phase {R.PHASE_NAMES[phase]}"
     )
+    c.title_bar(MARGIN, "Century: Spice Road", 230, facts, viewer)
     if s["terminated"]:
         status, colour = f"GAME OVER: player {int(s['winner'])} wins", HIGHLIGHT
     elif s["truncated"]:

@@ -26,7 +26,7 @@ from meeple_gym.core.errors import (
     OptionError,
 )
 from meeple_gym.core.locking import locked
-from meeple_gym.core.opponents import opponent_factory
+from meeple_gym.core.opponents import opponent_factory, opponent_failure
 from meeple_gym.core.options import check_action, check_agent_action, check_int, short_repr
 from meeple_gym.core.registry import GAME_IDS, make, register_gym_ids
 
@@ -275,11 +275,9 @@ class SingleAgentEnv(Env):
                 # so the learner never moves in the opponent's turn.
                 self._done = True
                 self._mask[:] = 0
-                if isinstance(exc, OpponentError):
-                    self._failure = exc
-                    raise
-                self._failure = OpponentError(f"{who} raised {type(exc).__name__}: {exc}")
-                if not isinstance(exc, Exception):  # KeyboardInterrupt and the like: as is
+                self._failure = opponent_failure(exc, who)
+                # An OpponentError, KeyboardInterrupt and the like go on as they are.
+                if self._failure is exc or not isinstance(exc, Exception):
                     raise
                 raise self._failure from exc
             raw.step(action)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from meeple_gym.core.errors import OptionError
+from meeple_gym.core.errors import OpponentError, OptionError
 
 
 class OpponentFactory(Protocol):
@@ -36,3 +36,11 @@ def opponent_factory() -> OpponentFactory:
     if _FACTORY is None:
         raise OptionError("no opponent factory installed: import meeple_gym first")
     return _FACTORY
+
+
+def opponent_failure(exc: BaseException, who: str) -> OpponentError:
+    """What the envs report when the opponent ``who`` raised ``exc`` (and keep raising until
+    reset): ``exc`` itself if it is already an OpponentError, else one that names ``who``."""
+    if isinstance(exc, OpponentError):
+        return exc
+    return OpponentError(f"{who} raised {type(exc).__name__}: {exc}")

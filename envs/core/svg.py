@@ -179,6 +179,21 @@ class Canvas:
         self.rect(x, y, w, h, fill=fill, stroke=stroke, rx=6, stroke_width=width)
         self.text(x + 8, y + heading_size + 5, heading, size=heading_size, bold=True)
 
+    def title_bar(self, x, title, facts_x, facts, viewer, public="public"):
+        """The first line of a game's picture: its title, then ``facts`` and whose view it is."""
+        self.text(x, 22, title, size=18, bold=True)
+        view = public if viewer is None else f"player {viewer}"
+        self.text(facts_x, 22, f"{facts} · view: {view}", size=13)
+
+    def seat_box(self, x, y, w, h, seat, viewer, tags, seat_fill, active=False):
+        """A player's area: "Player k (you) · tag · ... · TO DECIDE" and a dot of its colour."""
+        tags = [*tags, "TO DECIDE"] if active else tags
+        you = " (you)" if viewer == seat else ""
+        self.label_box(
+            x, y, w, h, f"Player {seat}{you} · " + " · ".join(tags), heading_size=13, active=active
+        )
+        self.circle(x + w - 16, y + 14, 8, seat_fill, stroke=INK)
+
     def to_svg(self) -> str:
         return (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(self.width)}" '

@@ -64,7 +64,7 @@ from meeple_gym.core.errors import (
 )
 from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
 from meeple_gym.core.locking import locked
-from meeple_gym.core.opponents import opponent_factory
+from meeple_gym.core.opponents import opponent_factory, opponent_failure
 from meeple_gym.core.options import check_agent_action, check_int, short_repr
 from meeple_gym.core.registry import make_batch
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
@@ -486,11 +486,9 @@ class BatchVectorEnv(VectorEnv):
         try:
             return self._ask_opponent(rows, who)
         except BaseException as exc:
-            if isinstance(exc, OpponentError):
-                self._failure = exc
-                raise
-            self._failure = OpponentError(f"{who} raised {type(exc).__name__}: {exc}")
-            if not isinstance(exc, Exception):  # KeyboardInterrupt and the like: as is
+            self._failure = opponent_failure(exc, who)
+            # An OpponentError, KeyboardInterrupt and the like go on as they are.
+            if self._failure is exc or not isinstance(exc, Exception):
                 raise
             raise self._failure from exc
 

@@ -274,29 +274,42 @@ def _building_card(c: Canvas, x, y, b: int, w=BOARD_W, h=BOARD_H):
     )
 
 
-def _markets(c: Canvas, s, y) -> float:
-    c.label_box(MARGIN, y, 640, 112, "Empire market (Politician)")
-    x = MARGIN + 8
-    for e in s["empire_market"].tolist():
-        if e >= 0:
-            _empire_card(c, x, y + 26, e, w=160, h=76)
+def _market_row(c: Canvas, x0, y, w, title, cards, draw_card, card_w, deck_n) -> None:
+    """A market: its face-up cards (a dashed gap for an empty slot) and its deck's size."""
+    c.label_box(x0, y, w, 112, title)
+    x = x0 + 8
+    for k in cards.tolist():
+        if k >= 0:
+            draw_card(c, x, y + 26, k, w=card_w, h=76)
         else:
-            c.rect(x, y + 26, 160, 76, stroke=MUTED, rx=4, dash="4,3")
-        x += 166
-    c.card(
-        x + 4, y + 26, 120, 76, face_down=True, face_down_label=f"deck {int(s['empire_deck_n'])}"
+            c.rect(x, y + 26, card_w, 76, stroke=MUTED, rx=4, dash="4,3")
+        x += card_w + 6
+    c.card(x + 4, y + 26, 120, 76, face_down=True, face_down_label=f"deck {int(deck_n)}")
+
+
+def _markets(c: Canvas, s, y) -> float:
+    _market_row(
+        c,
+        MARGIN,
+        y,
+        640,
+        "Empire market (Politician)",
+        s["empire_market"],
+        _empire_card,
+        160,
+        s["empire_deck_n"],
     )
     x0 = MARGIN + 650
-    c.label_box(x0, y, WIDTH - x0 - MARGIN, 112, "Building market (Craftsman)")
-    x = x0 + 8
-    for b in s["building_market"].tolist():
-        if b >= 0:
-            _building_card(c, x, y + 26, b, w=150, h=76)
-        else:
-            c.rect(x, y + 26, 150, 76, stroke=MUTED, rx=4, dash="4,3")
-        x += 156
-    c.card(
-        x + 4, y + 26, 120, 76, face_down=True, face_down_label=f"deck {int(s['building_deck_n'])}"
+    _market_row(
+        c,
+        x0,
+        y,
+        WIDTH - x0 - MARGIN,
+        "Building market (Craftsman)",
+        s["building_market"],
+        _building_card,
+        150,
+        s["building_deck_n"],
     )
     return y + 120
 
@@ -400,11 +413,7 @@ def _player(c: Canvas, s, p: int, y, viewer: int, scores) -> float:
         tags.append("went first")
     if s["terminated"] and (int(s["winners"]) >> p) & 1:
         tags.append("WINNER")
-    if active:
-        tags.append("TO DECIDE")
-    heading = f"Player {p}" + (" (you)" if viewer == p else "") + " · " + " · ".join(tags)
-    c.label_box(MARGIN, y, WIDTH - 2 * MARGIN, h, heading, heading_size=13, active=active)
-    c.circle(WIDTH - MARGIN - 16, y + 14, 8, SEAT_FILL[p], stroke=INK)
+    c.seat_box(MARGIN, y, WIDTH - 2 * MARGIN, h, p, viewer, tags, SEAT_FILL[p], active)
     _player_info(c, s, p, MARGIN + 10, y + 40)
     x0 = MARGIN + 270
     # The viewer's own empire hand gets a row of cards; any other hand is one face-down card.

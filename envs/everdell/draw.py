@@ -366,11 +366,7 @@ def _player(c: Canvas, s, p: int, y, viewer, scores, spots) -> float:
         tags.append("went first")
     if s["terminated"] and int(s["winner"]) == p:
         tags.append("WINNER")
-    if active:
-        tags.append("TO DECIDE")
-    heading = f"Player {p}" + (" (you)" if viewer == p else "") + " · " + " · ".join(tags)
-    c.label_box(MARGIN, y, WIDTH - 2 * MARGIN, h, heading, heading_size=13, active=active)
-    c.circle(WIDTH - MARGIN - 16, y + 14, 8, SEAT_FILL[p], stroke=INK)
+    c.seat_box(MARGIN, y, WIDTH - 2 * MARGIN, h, p, viewer, tags, SEAT_FILL[p], active)
     _player_info(c, s, p, MARGIN + 10, y + 40)
     x0 = MARGIN + 250
     c.text(x0, y + 40, "City", size=10, bold=True, fill=MUTED)

@@ -53,16 +53,12 @@ def _top_op(s) -> tuple[int, int]:
 
 def _header(c: Canvas, s, viewer) -> None:
     phase, current = int(s["phase"]), int(s["current_player"])
-    c.text(MARGIN, 22, "Radlands", size=18, bold=True)
     events = " (events phase)" if s["in_events_phase"] else ""
-    c.text(
-        110,
-        22,
+    facts = (
         f"turn {int(s['turn_count'])} · step {int(s['step_count'])} · phase "
-        f"{R.PHASE_NAMES[phase]}{events} · view: "
-        + ("public (every hidden card face down)" if viewer is None else f"player {viewer}"),
-        size=13,
+        f"{R.PHASE_NAMES[phase]}{events}"
     )
+    c.title_bar(MARGIN, "Radlands", 110, facts, viewer, "public (every hidden card face down)")
     if s["terminated"]:
         w = int(s["winner"])
         status = "GAME OVER: " + (f"player {w} wins" if w >= 0 else "a draw")

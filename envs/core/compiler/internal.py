@@ -128,10 +128,11 @@ class EnvlessCodegen:
 @register_pass(mutates_CFG=True, analysis_only=False)
 class LinkOnlyLowering(KernelLowering):
     _name = "meeple_gym_link_only_lowering"
+    _library = LinkOnlyLibrary  # the kind of library a kernel is lowered into
 
     def run_pass(self, state):
         if state.library is None:
-            state.library = LinkOnlyLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+            state.library = self._library(state.targetctx.codegen(), state.func_id.func_qualname)
         return super().run_pass(state)
 
 
@@ -142,13 +143,9 @@ class LinkOnlyPipeline(KernelPipeline):
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
-class FragmentLowering(KernelLowering):
+class FragmentLowering(LinkOnlyLowering):
     _name = "meeple_gym_fragment_lowering"
-
-    def run_pass(self, state):
-        if state.library is None:
-            state.library = FragmentLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
-        return super().run_pass(state)
+    _library = FragmentLibrary
 
 
 class FragmentPipeline(LinkOnlyPipeline):
