@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from draw_helpers import play_with_finished, rasterized_rgb, svg_text
 
-import meeple_gym as mg
 from meeple_gym.century import data as D
 from meeple_gym.century import rules as R
 from meeple_gym.century import snapshot
@@ -19,32 +19,10 @@ STEPS = 600
 EVERY = 60
 
 
-def _random_actions(rng, mask) -> np.ndarray:
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
-
-
-def _play(players: int, seed: int):
-    """(batch, positions): every EVERY steps a copy of all games, plus finished games."""
-    batch = mg.make_batch("century", batch_size=BATCH, num_players=players, seed=seed)
-    batch.reset()
-    rng = np.random.default_rng(seed)
-    positions, finished = [], []
-    for step in range(STEPS):
-        if step % EVERY == 0:
-            positions.append(batch.get_states())
-        _, _, terminated, _ = batch.step(_random_actions(rng, batch.legal_mask))
-        for g in np.flatnonzero(terminated):
-            finished.append(batch.final_states[g : g + 1].copy())
-    return batch, positions, finished
-
-
 @pytest.fixture(scope="module", params=PLAYER_COUNTS)
 def played(request):
-    return _play(request.param, seed=100 + request.param)
-
-
-def _text(svg: str) -> str:
-    return "\n".join(el.text or "" for el in ET.fromstring(svg).iter() if el.tag.endswith("text"))
+    seed = 100 + request.param
+    return play_with_finished("century", BATCH, request.param, seed, STEPS, EVERY)
 
 
 def test_svg_parses_and_is_wide_enough(played):
@@ -62,7 +40,7 @@ def test_visible_facts_appear(played):
     for states in positions:
         for g in range(BATCH):
             s = states[g]
-            text = _text(draw(states, g))
+            text = svg_text(draw(states, g))
             for t in s["market"]:
                 if t >= 0:
                     assert D.MERCHANT_NAMES[t] in text
@@ -92,7 +70,7 @@ def test_game_over_shows_winner_and_final_scores(played):
     _, _, finished = played
     for states in finished:
         s = states[0]
-        text = _text(draw(states, 0))
+        text = svg_text(draw(states, 0))
         assert f"GAME OVER: player {int(s['winner'])} wins" in text
         assert "WINNER" in text
         for p in range(int(s["num_players"])):
@@ -121,18 +99,13 @@ def test_own_cards_show_for_every_viewer(played):
     for p in range(batch.num_players):
         names = [D.MERCHANT_NAMES[t] for t in np.flatnonzero(states[0]["cards"][p] == R.IN_HAND)]
         for viewer in (None, p):
-            text = _text(draw(states, 0, viewer))
+            text = svg_text(draw(states, 0, viewer))
             assert all(name in text for name in names)
 
 
 def test_rasterizes_to_rgb(played):
-    pytest.importorskip("cairosvg", reason="rgb_array needs the pictures extra (CairoSVG)")
-    from meeple_gym.core.svg import rasterize
-
     _, positions, _ = played
-    image = rasterize(draw(positions[-1], 0, 0))
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[1] >= 600
+    image = rasterized_rgb(draw(positions[-1], 0, 0), 600)
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10  # something is drawn
 
 

@@ -5,9 +5,10 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from draw_helpers import batch_positions, check_determinized_pictures, rasterized_rgb, svg_text
 
 import meeple_gym
-from meeple_gym.core.svg import MIN_RGB_WIDTH, rasterize
+from meeple_gym.core.svg import MIN_RGB_WIDTH
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor import rules as R
 from meeple_gym.endeavor.draw import _score_now, draw
@@ -15,29 +16,13 @@ from meeple_gym.endeavor.draw import _score_now, draw
 PLAYER_COUNTS = (2, 3, 4)
 
 
-def _positions(num_players: int, seed: int, steps=240, every=23):
-    """(batch, states) pairs along random games of a 3-game batch."""
-    batch = meeple_gym.make_batch("endeavor", 3, num_players, seed=seed)
-    batch.reset()
-    rng = np.random.default_rng(seed)
-    out = []
-    for step in range(steps):
-        mask = batch.legal_mask
-        batch.step(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
-        if step % every == every - 1:
-            out.append((batch, batch.get_states()))
-    return out
-
-
 @pytest.fixture(scope="module", params=PLAYER_COUNTS)
 def positions(request):
-    return request.param, _positions(request.param, 200 + request.param)
+    return request.param, batch_positions("endeavor", request.param, 200 + request.param, 240, 23)
 
 
 def _text(svg: str) -> str:
-    return " ".join(
-        t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")
-    )
+    return svg_text(svg, " ")
 
 
 def test_svg_parses_and_is_wide(positions):
@@ -97,17 +82,7 @@ def test_game_over_names_the_winners():
 def test_hidden_information_matches_determinization(positions):
     """Drawing a position and its determinizations for the viewer (for every seat when the
     viewer is None) gives the same picture: nothing drawn is something that seat may not know."""
-    n, pos = positions
-    for batch, states in pos:
-        batch.set_states(states)  # determinize reads the batch's current position
-        size = len(states)
-        for viewer in [None, *range(n)]:
-            pictures = [draw(states, g, viewer) for g in range(size)]
-            for seat in range(n) if viewer is None else [viewer]:
-                for seed in (11, 12):
-                    det = batch.determinize(np.full(size, seat), seed=seed + seat)
-                    for g in range(size):
-                        assert draw(det, g, viewer) == pictures[g], (viewer, seat, g)
+    check_determinized_pictures(draw, *positions)
 
 
 def test_secret_picks_are_face_down_while_planning(positions):
@@ -146,8 +121,5 @@ def test_own_hands_face_up_only_for_their_seat(positions):
 
 
 def test_rasterize_gives_rgb(positions):
-    pytest.importorskip("cairosvg", reason="the pictures extra (CairoSVG) is not installed")
     _, pos = positions
-    image = rasterize(draw(pos[-1][1], 0, 0))
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[1] >= MIN_RGB_WIDTH
+    rasterized_rgb(draw(pos[-1][1], 0, 0), MIN_RGB_WIDTH)

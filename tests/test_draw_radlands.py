@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from draw_helpers import play_with_finished, rasterized_rgb, svg_text
 
-import meeple_gym as mg
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import rules as R
 from meeple_gym.radlands import snapshot
@@ -19,28 +19,9 @@ EVERY = 10
 NAMES = snapshot.CARD_NAMES
 
 
-def _random_actions(rng, mask) -> np.ndarray:
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
-
-
 @pytest.fixture(scope="module")
 def played():
-    """(batch, positions, finished): copies of all games every EVERY steps, finished games."""
-    batch = mg.make_batch("radlands", batch_size=BATCH, num_players=2, seed=11)
-    batch.reset()
-    rng = np.random.default_rng(11)
-    positions, finished = [], []
-    for step in range(STEPS):
-        if step % EVERY == 0:
-            positions.append(batch.get_states())
-        _, _, terminated, _ = batch.step(_random_actions(rng, batch.legal_mask))
-        for g in np.flatnonzero(terminated):
-            finished.append(batch.final_states[g : g + 1].copy())
-    return batch, positions, finished
-
-
-def _text(svg: str) -> str:
-    return "\n".join(el.text or "" for el in ET.fromstring(svg).iter() if el.tag.endswith("text"))
+    return play_with_finished("radlands", BATCH, 2, 11, STEPS, EVERY)
 
 
 def _every(positions):
@@ -67,7 +48,7 @@ def test_svg_parses_and_is_wide_enough(played):
 def test_visible_facts_appear(played):
     _, positions, _ = played
     for states, g, s in _every(positions):
-        text = _text(draw(states, g))
+        text = svg_text(draw(states, g))
         current = int(s["current_player"])
         heads = [line for line in text.splitlines() if line.startswith("Player ")]
         assert [h for h in heads if "TO ACT" in h] == [
@@ -101,7 +82,7 @@ def test_game_over_shows_winner_and_scores(played):
     _, _, finished = played
     for states in finished:
         s = states[0]
-        text = _text(draw(states, 0))
+        text = svg_text(draw(states, 0))
         w = int(s["winner"])
         assert "GAME OVER: " + (f"player {w} wins" if w >= 0 else "a draw") in text
         for p in range(2):
@@ -148,11 +129,11 @@ def test_own_hand_shows_only_to_its_owner(played):
     _, positions, _ = played
     secret_seen = 0
     for states, g, s in _every(positions):
-        public = _text(draw(states, g))
+        public = svg_text(draw(states, g))
         for p in range(2):
             hand = {NAMES[t] for t in np.flatnonzero(s["hand"][p])}
-            own = _text(draw(states, g, p))
-            other = _text(draw(states, g, 1 - p))
+            own = svg_text(draw(states, g, p))
+            other = svg_text(draw(states, g, 1 - p))
             assert all(name in own for name in hand)
             size = int(s["hand"][p].sum())
             if size:
@@ -168,13 +149,8 @@ def test_own_hand_shows_only_to_its_owner(played):
 
 
 def test_rasterizes_to_rgb(played):
-    pytest.importorskip("cairosvg", reason="rgb_array needs the pictures extra (CairoSVG)")
-    from meeple_gym.core.svg import rasterize
-
     _, positions, _ = played
-    image = rasterize(draw(positions[-1], 0, 1))
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[1] >= 600
+    rasterized_rgb(draw(positions[-1], 0, 1), 600)
 
 
 def test_ansi_render_marks_hidden_information(played):
