@@ -14,6 +14,30 @@ def svg_text(svg: str, sep: str = "\n") -> str:
     return sep.join(el.text or "" for el in ET.fromstring(svg).iter() if el.tag.endswith("text"))
 
 
+def each_game(positions):
+    """(states, g, record) for every game g of every batch's states in ``positions``."""
+    for states in positions:
+        for g in range(len(states)):
+            yield states, g, states[g]
+
+
+def assert_svgs_parse(draw, positions, min_width: int, viewers=(None,)) -> None:
+    """Every game's picture, for each viewer, parses as SVG at least ``min_width`` wide."""
+    for states, g, _ in each_game(positions):
+        for viewer in viewers:
+            root = ET.fromstring(draw(states, g, viewer))
+            assert float(root.get("width")) >= min_width
+            assert float(root.get("height")) > 0
+
+
+def assert_one_to_act(text: str, current: int) -> None:
+    """Only the heading of the player to act (``Player <current> (``) says TO ACT."""
+    heads = [line for line in text.splitlines() if line.startswith("Player ")]
+    assert [h for h in heads if "TO ACT" in h] == [
+        h for h in heads if h.startswith(f"Player {current} (")
+    ]
+
+
 def play_with_finished(game: str, batch_size: int, players: int, seed: int, steps, every):
     """(batch, positions, finished): copies of all games every `every` steps, finished games."""
     batch = mg.make_batch(game, batch_size=batch_size, num_players=players, seed=seed)
@@ -44,19 +68,79 @@ def batch_positions(game: str, num_players: int, seed: int, steps: int, every: i
     return out
 
 
-def check_determinized_pictures(draw, num_players: int, pos) -> None:
-    """Drawing a position and its determinizations for the viewer (for every seat when the
-    viewer is None) gives the same picture: nothing drawn is something that seat may not know."""
-    for batch, states in pos:
+def positions_fixture(game: str, player_counts, seed: int, steps: int, every: int):
+    """A module fixture, one per player count n: (n, batch_positions(game, n, seed + n, ...))."""
+
+    @pytest.fixture(scope="module", params=player_counts)
+    def positions(request):
+        n = request.param
+        return n, batch_positions(game, n, seed + n, steps, every)
+
+    return positions
+
+
+def assert_names_shown(text: str, ids, names) -> None:
+    """``names[i]`` is in the picture's text for every id i >= 0 (-1: an empty place)."""
+    for i in ids:
+        if i >= 0:
+            assert names[i] in text
+
+
+def first_final_picture(game: str, draw, num_players: int, seed: int):
+    """(final states, g, picture text) of the first game of a random 2-game batch to end."""
+    batch = mg.make_batch(game, 2, num_players, seed=seed)
+    batch.reset()
+    rng = np.random.default_rng(seed)
+    while not batch.episodes.any():
+        batch.step(np.array([rng.choice(np.flatnonzero(row)) for row in batch.legal_mask]))
+    g = int(np.flatnonzero(batch.episodes)[0])
+    final = batch.final_states
+    return final, g, svg_text(draw(final, g))
+
+
+def check_determinized_pictures(draw, num_players, pairs, seeds=(11, 12), on_copy=None):
+    """For each (batch, states) pair, drawing the position and its determinizations for the
+    viewer (for every seat when the viewer is None) gives the same picture: nothing drawn is
+    something that seat may not know. ``on_copy(copy, states)`` sees every determinized copy."""
+    for batch, states in pairs:
         batch.set_states(states)  # determinize reads the batch's current position
         size = len(states)
         for viewer in [None, *range(num_players)]:
             pictures = [draw(states, g, viewer) for g in range(size)]
             for seat in range(num_players) if viewer is None else [viewer]:
-                for seed in (11, 12):
-                    det = batch.determinize(np.full(size, seat), seed=seed + seat)
+                for seed in seeds:
+                    det = batch.determinize(np.full(size, seat, np.int64), seed=seed + seat)
+                    if on_copy is not None:
+                        on_copy(det, states)
                     for g in range(size):
                         assert draw(det, g, viewer) == pictures[g], (viewer, seat, g)
+
+
+def final_pictures(draw, finished):
+    """(record, picture text) of each finished game in ``finished`` (one-game states)."""
+    for states in finished:
+        yield states[0], svg_text(draw(states, 0))
+
+
+class SharedPictureChecks:
+    """The picture tests two games share: a test class names the game's ``draw`` and minimum
+    width; the test module provides the ``positions`` fixture, (num_players, [(batch, states)])
+    as ``batch_positions`` makes them."""
+
+    draw = None
+    min_width = 0
+
+    def test_svg_parses_and_is_wide(self, positions):
+        _, pos = positions
+        assert_svgs_parse(self.draw, (states for _, states in pos), self.min_width)
+
+    def test_hidden_information_matches_determinization(self, positions):
+        n, pos = positions
+        check_determinized_pictures(self.draw, n, pos)
+
+    def test_rasterize_gives_rgb(self, positions):
+        _, pos = positions
+        rasterized_rgb(self.draw(pos[-1][1], 0, 0), self.min_width)
 
 
 def rasterized_rgb(svg: str, min_width: int) -> np.ndarray:
