@@ -79,6 +79,15 @@ def positions_fixture(game: str, player_counts, seed: int, steps: int, every: in
     return positions
 
 
+def seat_views(draw, num_players, pos):
+    """(record, seat, the seat's own picture, the public picture) for every seat of every game
+    in ``pos`` ([(batch, states)])."""
+    for states, g, s in each_game(states for _, states in pos):
+        public = draw(states, g)
+        for p in range(num_players):
+            yield s, p, draw(states, g, p), public
+
+
 def assert_names_shown(text: str, ids, names) -> None:
     """``names[i]`` is in the picture's text for every id i >= 0 (-1: an empty place)."""
     for i in ids:

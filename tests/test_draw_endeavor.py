@@ -60,18 +60,14 @@ def test_secret_picks_are_face_down_while_planning(positions):
 
 
 def test_own_hands_face_up_only_for_their_seat(positions):
-    n, pos = positions
-    for states, g, s in dh.each_game(states for _, states in pos):
-        public = draw(states, g)
-        for p in range(n):
-            own = draw(states, g, p)
-            for e in np.flatnonzero(s["empire_hand"][p]).tolist():
-                tag = f">{D.EMPIRE_NAMES[e]}</text>"
-                assert own.count(tag) == public.count(tag) + 1
-            for r in np.flatnonzero(s["role_hand"][p]).tolist():
-                tag = f">{D.ROLES[r].capitalize()}</text>"
-                assert own.count(tag) >= public.count(tag) + 1
-            assert f"{int(s['role_hand'][p].sum())} hidden" in dh.svg_text(public)
+    for s, p, own, public in dh.seat_views(draw, *positions):
+        for e in np.flatnonzero(s["empire_hand"][p]).tolist():
+            tag = f">{D.EMPIRE_NAMES[e]}</text>"
+            assert own.count(tag) == public.count(tag) + 1
+        for r in np.flatnonzero(s["role_hand"][p]).tolist():
+            tag = f">{D.ROLES[r].capitalize()}</text>"
+            assert own.count(tag) >= public.count(tag) + 1
+        assert f"{int(s['role_hand'][p].sum())} hidden" in dh.svg_text(public)
 
 
 class TestSharedChecks(dh.SharedPictureChecks):

@@ -47,15 +47,11 @@ def test_game_over_names_the_winner():
 
 
 def test_own_hand_face_up_only_for_its_seat(positions):
-    n, pos = positions
-    for states, g, s in dh.each_game(states for _, states in pos):
-        public = draw(states, g)
-        for p in range(n):
-            own = draw(states, g, p)
-            assert f"{int(s['hand_n'][p])} cards" in public
-            for t in np.flatnonzero(s["hand"][p]).tolist():
-                tag = f">{D.CARD_NAMES[t]}</text>"
-                assert own.count(tag) >= public.count(tag) + int(s["hand"][p, t])
+    for s, p, own, public in dh.seat_views(draw, *positions):
+        assert f"{int(s['hand_n'][p])} cards" in public
+        for t in np.flatnonzero(s["hand"][p]).tolist():
+            tag = f">{D.CARD_NAMES[t]}</text>"
+            assert own.count(tag) >= public.count(tag) + int(s["hand"][p, t])
 
 
 def test_ansi_board_has_one_forest_heading_and_points(positions):
