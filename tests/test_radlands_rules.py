@@ -134,6 +134,12 @@ def give(states, p, key, n=1):
         states[0]["hand"][p, DT[key]] += 1
 
 
+def give_hand(states, p, **counts):
+    """``give`` for several card types at once: ``give_hand(states, 0, muse=2, scout=1)``."""
+    for key, n in counts.items():
+        give(states, p, key, n)
+
+
 def hand(states, p):
     """Player p's hand as {card key: count}."""
     return {D.DECK_TYPE_KEYS[t]: int(v) for t, v in enumerate(states[0]["hand"][p]) if v}
@@ -867,10 +873,7 @@ def test_rad_a3_draw_costs_two_water():
 def test_rad_a4_occupied_slot_pushes_back_full_queue_blocks_zero_resolves_now():
     """RAD-A4."""
     states = position(water=20)
-    give(states, 0, "banish", 2)
-    give(states, 0, "famine", 1)
-    give(states, 0, "napalm", 1)
-    give(states, 0, "strafe", 1)
+    give_hand(states, 0, banish=2, famine=1, napalm=1, strafe=1)
     act(states, play_event("banish"), play_event("banish"))
     assert queue(states, 0) == ["banish", "banish", None]
     act(states, play_event("famine"))
@@ -1053,12 +1056,7 @@ def test_rad_g2_no_friendly_fire_and_no_restoring_the_opponent():
 def test_rad_g3_no_hand_limit():
     """RAD-G3: a big hand is kept through the end of the turn."""
     states = position(water=0)
-    give(states, 0, "muse", 2)
-    give(states, 0, "scout", 2)
-    give(states, 0, "sniper", 2)
-    give(states, 0, "looter", 2)
-    give(states, 0, "banish", 2)
-    give(states, 0, "strafe", 2)
+    give_hand(states, 0, muse=2, scout=2, sniper=2, looter=2, banish=2, strafe=2)
     end_turn(states)
     assert deciding(states) == (R.PHASE_ACTIONS, 1)
     assert hand_size(states, 0) == 12
