@@ -244,22 +244,22 @@ def put_on_board(states, p, kind, key):
 def set_building_market(states, *keys):
     """The building market shows ``keys`` in order (None: an empty position); the cards it
     showed before go back under the deck."""
-    s = states[0]
-    _clear_market(s["building_market"], s, "building_deck")
-    for i, key in enumerate(keys):
-        if key is not None:
-            _take_building(states, BUILDING[key])
-            s["building_market"][i] = BUILDING[key]
+    _set_market(states, "building", BUILDING, _take_building, keys)
 
 
 def set_empire_market(states, *keys):
     """As ``set_building_market`` for the empire market."""
+    _set_market(states, "empire", EMPIRE, _take_empire, keys)
+
+
+def _set_market(states, kind, ids, take, keys):
     s = states[0]
-    _clear_market(s["empire_market"], s, "empire_deck")
+    market = s[kind + "_market"]
+    _clear_market(market, s, kind + "_deck")
     for i, key in enumerate(keys):
         if key is not None:
-            _take_empire(states, EMPIRE[key])
-            s["empire_market"][i] = EMPIRE[key]
+            take(states, ids[key])
+            market[i] = ids[key]
 
 
 def _clear_market(market, s, deck_field):
@@ -351,26 +351,18 @@ def score(states, p):
 
 def card_counts(s):
     """How many places hold each city, empire and building card (each must be 1)."""
-    cities = np.zeros(R.NC, np.int64)
-    for r in range(R.NR):
-        for c in s["region_deck"][r, : s["region_deck_n"][r]]:
-            cities[c] += 1
-    for c in s["slot_city"]:
-        if c >= 0:
-            cities[c] += 1
-    emp = np.zeros(R.NEMP, np.int64)
-    for e in s["empire_deck"][: s["empire_deck_n"]]:
-        emp[e] += 1
-    for e in s["empire_market"]:
-        if e >= 0:
-            emp[e] += 1
+
+    def held(size, *piles):  # each pile: card ids, -1 for an empty place
+        counts = np.zeros(size, np.int64)
+        for pile in piles:
+            np.add.at(counts, pile[pile >= 0], 1)
+        return counts
+
+    decks = [s["region_deck"][r, : s["region_deck_n"][r]] for r in range(R.NR)]
+    cities = held(R.NC, *decks, s["slot_city"])
+    emp = held(R.NEMP, s["empire_deck"][: s["empire_deck_n"]], s["empire_market"])
     emp += s["empire_hand"].sum(axis=0)
-    bld = np.zeros(R.NB, np.int64)
-    for b in s["building_deck"][: s["building_deck_n"]]:
-        bld[b] += 1
-    for b in s["building_market"]:
-        if b >= 0:
-            bld[b] += 1
+    bld = held(R.NB, s["building_deck"][: s["building_deck_n"]], s["building_market"])
     tables = {R.K_CITY: cities, R.K_EMPIRE: emp, R.K_BUILDING: bld}
     for p in range(R.MAXP):
         for i in range(s["board_n"][p]):

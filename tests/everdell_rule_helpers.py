@@ -16,6 +16,7 @@ import numpy as np
 # The builders and action ids both helper modules share, re-exported for the rule tests.
 from everdell_scenarios import (  # noqa: F401
     card,
+    city_card,
     city_code,
     give,
     number,
@@ -26,11 +27,14 @@ from everdell_scenarios import (  # noqa: F401
     player,
     pull,
     resources,
+    restock,
+    reveal,
     score,
     set_resources,
     stack,
     worker,
 )
+from everdell_scenarios import meadow as meadow_position
 from game_cases import act_checked, legal_set
 
 from meeple_gym.core.rng import PyRng, game_key
@@ -109,16 +113,8 @@ def blank(
     ``options``).
     """
     states = new_game(num_players, seed, options)
+    restock(states, meadow)
     s = states[0]
-    s["hand"][:] = 0
-    s["hand_n"][:] = 0
-    s["deck"][:] = R.DECK_ORDER
-    s["deck_n"] = R.DECK_SIZE
-    s["discard"][:] = -1
-    s["discard_n"] = 0
-    s["meadow"][:] = -1
-    for i, key in enumerate(meadow):
-        s["meadow"][i] = pull(states, key)
     s["season"][:] = 0
     s["workers"][:] = 0
     s["season"][:num_players] = season
@@ -286,16 +282,8 @@ def resource(r):
     return R.A_RESOURCE + r
 
 
-def city(slot, rel=0):
-    return R.A_CITY + rel * R.CITY_SLOTS + slot
-
-
-def revealed(i):
-    return R.A_REVEALED + i
-
-
-def meadow(i):  # a Meadow position (the name is also a parameter of blank())
-    return R.A_MEADOW + i
+# The rule tests' names ("meadow", a Meadow position, is also a parameter of blank()).
+city, revealed, meadow = city_card, reveal, meadow_position
 
 
 DONE = R.A_DONE

@@ -14,7 +14,7 @@ mask after builders have edited the record.
 """
 
 import numpy as np
-from game_cases import legal_set
+from game_cases import legal_set, pull_from_deck
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.everdell import data as D
@@ -40,12 +40,9 @@ PASS = R.A_PASS
 # ---- building positions -------------------------------------------------------------------
 
 
-def new_position(num_players=2, seed=0, options=0, meadow=FILLER_MEADOW):
-    """A blank position (see the module docstring) with player 0 to act."""
-    # A recarray view: the kernels also run as plain Python (NUMBA_DISABLE_JIT=1), where
-    # records need attribute access.
-    states = np.zeros(1, R.STATE_DTYPE).view(np.recarray)
-    R.init_game(states, 0, num_players, game_key(seed), np.int64(options))
+def restock(states, meadow):
+    """Empty hands and discard pile, the whole deck in type order, then the Meadow ``meadow``
+    (card keys) dealt out of it: every card in exactly one place again."""
     s = states[0]
     s["hand"][:] = 0
     s["hand_n"][:] = 0
@@ -55,8 +52,17 @@ def new_position(num_players=2, seed=0, options=0, meadow=FILLER_MEADOW):
     s["discard_n"] = 0
     s["meadow"][:] = -1
     for i, key in enumerate(meadow):
-        pull(states, key)
-        s["meadow"][i] = CARD[key]
+        s["meadow"][i] = pull(states, key)
+
+
+def new_position(num_players=2, seed=0, options=0, meadow=FILLER_MEADOW):
+    """A blank position (see the module docstring) with player 0 to act."""
+    # A recarray view: the kernels also run as plain Python (NUMBA_DISABLE_JIT=1), where
+    # records need attribute access.
+    states = np.zeros(1, R.STATE_DTYPE).view(np.recarray)
+    R.init_game(states, 0, num_players, game_key(seed), np.int64(options))
+    restock(states, meadow)
+    s = states[0]
     s["forest"][:] = -1
     for j in range(int(R.FOREST_DEALT[num_players])):
         s["forest"][j] = LOC[FOREST[j]]
@@ -69,16 +75,9 @@ def new_position(num_players=2, seed=0, options=0, meadow=FILLER_MEADOW):
 
 def pull(states, key):
     """Take one card ``key`` out of the deck (the copy nearest the top)."""
-    s = states[0]
     t = CARD[key]
-    n = int(s["deck_n"])
-    deck = [int(x) for x in s["deck"][:n]]
-    assert t in deck, f"no {key} left in the deck"
-    k = len(deck) - 1 - deck[::-1].index(t)
-    del deck[k]
-    s["deck"][: n - 1] = deck
-    s["deck"][n - 1] = -1
-    s["deck_n"] = n - 1
+    n = pull_from_deck(states[0], t, key)
+    states[0]["deck"][n - 1] = -1  # the freed slot reads empty
     return t
 
 

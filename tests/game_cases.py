@@ -53,6 +53,16 @@ class KernelGame:
         self.encoder.encode_into(states, 0, player, out)
         return out
 
+    def assert_same_view(self, a, b, players):
+        """Every seat in ``players`` gets the same observation of ``a`` and ``b``."""
+        for player in players:
+            np.testing.assert_array_equal(self.observe(a, player), self.observe(b, player))
+
+    def assert_only_owner_sees(self, a, b, owner, num_players):
+        """Of ``num_players`` seats only ``owner`` tells ``a`` and ``b`` apart: its secret."""
+        self.assert_same_view(a, b, [p for p in range(num_players) if p != owner])
+        assert not np.array_equal(self.observe(a, owner), self.observe(b, owner))
+
     def decide(self, agent, states, player=None):
         """The agent's action for the player to act (or ``player``), checked legal."""
         mask = np.zeros(self.num_actions, np.int8)
@@ -153,6 +163,34 @@ def reshuffled(states, rng):
     s["deck"][:n] = rng.permutation(s["deck"][:n])
     s["rng"][0] = np.uint64(rng.integers(1 << 62))
     return other
+
+
+def pull_from_deck(s, t, name):
+    """Take the copy of card type ``t`` nearest the top out of record ``s``'s draw deck
+    (``deck[:deck_n]``, top last); returns the deck size before."""
+    n = int(s["deck_n"])
+    deck = [int(x) for x in s["deck"][:n]]
+    assert t in deck, f"no {name} left in the deck"
+    k = len(deck) - 1 - deck[::-1].index(t)
+    del deck[k]
+    s["deck"][: n - 1] = deck
+    s["deck_n"] = n - 1
+    return n
+
+
+def count_reshuffled_unseen(positions, rng, assert_unseen, edit=None):
+    """For each position with a deck to reshuffle, ``reshuffled`` copy (then ``edit`` its record
+    in place, if given) and ``assert_unseen(original, copy)``; returns how many were checked."""
+    checked = 0
+    for states in positions:
+        other = reshuffled(states, rng)
+        if other is None:
+            continue
+        if edit is not None:
+            edit(other[0])
+        assert_unseen(states, other)
+        checked += 1
+    return checked
 
 
 def count_unseen_edits(positions, edit, assert_unseen):

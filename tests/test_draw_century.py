@@ -2,12 +2,10 @@
 nothing a seat knows and shows nothing it may not (the deck order), and the ANSI board has a
 legend for its cube colours."""
 
-import xml.etree.ElementTree as ET
-
+import draw_helpers as dh
 import numpy as np
 import pytest
 
-import meeple_gym as mg
 from meeple_gym.century import data as D
 from meeple_gym.century import rules as R
 from meeple_gym.century import snapshot
@@ -19,80 +17,43 @@ STEPS = 600
 EVERY = 60
 
 
-def _random_actions(rng, mask) -> np.ndarray:
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
-
-
-def _play(players: int, seed: int):
-    """(batch, positions): every EVERY steps a copy of all games, plus finished games."""
-    batch = mg.make_batch("century", batch_size=BATCH, num_players=players, seed=seed)
-    batch.reset()
-    rng = np.random.default_rng(seed)
-    positions, finished = [], []
-    for step in range(STEPS):
-        if step % EVERY == 0:
-            positions.append(batch.get_states())
-        _, _, terminated, _ = batch.step(_random_actions(rng, batch.legal_mask))
-        for g in np.flatnonzero(terminated):
-            finished.append(batch.final_states[g : g + 1].copy())
-    return batch, positions, finished
-
-
 @pytest.fixture(scope="module", params=PLAYER_COUNTS)
 def played(request):
-    return _play(request.param, seed=100 + request.param)
-
-
-def _text(svg: str) -> str:
-    return "\n".join(el.text or "" for el in ET.fromstring(svg).iter() if el.tag.endswith("text"))
+    seed = 100 + request.param
+    return dh.play_with_finished("century", BATCH, request.param, seed, STEPS, EVERY)
 
 
 def test_svg_parses_and_is_wide_enough(played):
     _, positions, _ = played
-    for states in positions:
-        for g in range(BATCH):
-            for viewer in (None, 0):
-                root = ET.fromstring(draw(states, g, viewer))
-                assert float(root.get("width")) >= 600
-                assert float(root.get("height")) > 0
+    dh.assert_svgs_parse(draw, positions, 600, viewers=(None, 0))
 
 
 def test_visible_facts_appear(played):
     _, positions, _ = played
-    for states in positions:
-        for g in range(BATCH):
-            s = states[g]
-            text = _text(draw(states, g))
-            for t in s["market"]:
-                if t >= 0:
-                    assert D.MERCHANT_NAMES[t] in text
-            for card in s["point_row"]:
-                if card >= 0:
-                    assert D.POINT_NAMES[card] in text
-                    assert f"{int(D.POINT_VALUE[card])} points" in text
-            now = np.zeros(R.MAX_PLAYERS, np.int16)
-            R.final_scores_into(s, now)
-            n = int(s["num_players"])
-            for p in range(n):
-                assert f"score now: {int(now[p])}" in text
-                # Century hands and played piles are public (determinize.py): drawn face up.
-                for t in np.flatnonzero(s["cards"][p] > 0)[:20]:
-                    assert D.MERCHANT_NAMES[t] in text
-            current = int(s["current_player"])
-            assert f"Player {current} (" in text and "TO ACT" in text
-            heads = [line for line in text.splitlines() if line.startswith("Player ")]
-            assert [h for h in heads if "TO ACT" in h] == [
-                h for h in heads if h.startswith(f"Player {current} (")
-            ]
-            assert "yellow cube" in text and "brown cube" in text  # the legend
-            assert f"deck: {R.N_DECK - int(s['merchant_deck_top'])}" in text
+    for states, g, s in dh.each_game(positions):
+        text = dh.svg_text(draw(states, g))
+        dh.assert_names_shown(text, s["market"], D.MERCHANT_NAMES)
+        for card in s["point_row"]:
+            if card >= 0:
+                assert D.POINT_NAMES[card] in text
+                assert f"{int(D.POINT_VALUE[card])} points" in text
+        now = np.zeros(R.MAX_PLAYERS, np.int16)
+        R.final_scores_into(s, now)
+        n = int(s["num_players"])
+        for p in range(n):
+            assert f"score now: {int(now[p])}" in text
+            # Century hands and played piles are public (determinize.py): drawn face up.
+            for t in np.flatnonzero(s["cards"][p] > 0)[:20]:
+                assert D.MERCHANT_NAMES[t] in text
+        current = int(s["current_player"])
+        assert f"Player {current} (" in text and "TO ACT" in text
+        dh.assert_one_to_act(text, current)
+        assert "yellow cube" in text and "brown cube" in text  # the legend
+        assert f"deck: {R.N_DECK - int(s['merchant_deck_top'])}" in text
 
 
 def test_game_over_shows_winner_and_final_scores(played):
-    _, _, finished = played
-    for states in finished:
-        s = states[0]
-        text = _text(draw(states, 0))
+    for s, text in dh.final_pictures(draw, played[2]):
         assert f"GAME OVER: player {int(s['winner'])} wins" in text
         assert "WINNER" in text
         for p in range(int(s["num_players"])):
@@ -101,16 +62,13 @@ def test_game_over_shows_winner_and_final_scores(played):
 
 def test_determinized_copies_draw_the_same(played):
     batch, positions, _ = played
-    n = batch.num_players
-    for states in positions[1::3]:
-        batch.set_states(states)
-        for viewer in [None, *range(n)]:
-            for seat in range(n) if viewer is None else (viewer,):
-                copy = batch.determinize(np.full(BATCH, seat, np.int64), seed=7 + seat)
-                # The copies do differ where a seat may not know: the deck order.
-                assert not np.array_equal(copy["point_deck"], states["point_deck"])
-                for g in range(BATCH):
-                    assert draw(copy, g, viewer) == draw(states, g, viewer)
+
+    def deck_redrawn(copy, states):
+        # The copies do differ where a seat may not know: the deck order.
+        assert not np.array_equal(copy["point_deck"], states["point_deck"])
+
+    pairs = [(batch, states) for states in positions[1::3]]
+    dh.check_determinized_pictures(draw, batch.num_players, pairs, (7,), deck_redrawn)
 
 
 def test_own_cards_show_for_every_viewer(played):
@@ -121,18 +79,13 @@ def test_own_cards_show_for_every_viewer(played):
     for p in range(batch.num_players):
         names = [D.MERCHANT_NAMES[t] for t in np.flatnonzero(states[0]["cards"][p] == R.IN_HAND)]
         for viewer in (None, p):
-            text = _text(draw(states, 0, viewer))
+            text = dh.svg_text(draw(states, 0, viewer))
             assert all(name in text for name in names)
 
 
 def test_rasterizes_to_rgb(played):
-    pytest.importorskip("cairosvg", reason="rgb_array needs the pictures extra (CairoSVG)")
-    from meeple_gym.core.svg import rasterize
-
     _, positions, _ = played
-    image = rasterize(draw(positions[-1], 0, 0))
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[1] >= 600
+    image = dh.rasterized_rgb(draw(positions[-1], 0, 0), 600)
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10  # something is drawn
 
 

@@ -1,92 +1,41 @@
 """Endeavor pictures: the SVG parses, shows the public facts, hides exactly what
 determinization resamples (hands, deck orders, this round's secret picks) and rasterizes."""
 
-import xml.etree.ElementTree as ET
-
+import draw_helpers as dh
 import numpy as np
-import pytest
 
-import meeple_gym
-from meeple_gym.core.svg import MIN_RGB_WIDTH, rasterize
+from meeple_gym.core.svg import MIN_RGB_WIDTH
 from meeple_gym.endeavor import data as D
 from meeple_gym.endeavor import rules as R
 from meeple_gym.endeavor.draw import _score_now, draw
 
-PLAYER_COUNTS = (2, 3, 4)
-
-
-def _positions(num_players: int, seed: int, steps=240, every=23):
-    """(batch, states) pairs along random games of a 3-game batch."""
-    batch = meeple_gym.make_batch("endeavor", 3, num_players, seed=seed)
-    batch.reset()
-    rng = np.random.default_rng(seed)
-    out = []
-    for step in range(steps):
-        mask = batch.legal_mask
-        batch.step(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
-        if step % every == every - 1:
-            out.append((batch, batch.get_states()))
-    return out
-
-
-@pytest.fixture(scope="module", params=PLAYER_COUNTS)
-def positions(request):
-    return request.param, _positions(request.param, 200 + request.param)
-
-
-def _text(svg: str) -> str:
-    return " ".join(
-        t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")
-    )
-
-
-def test_svg_parses_and_is_wide(positions):
-    _, pos = positions
-    for _, states in pos:
-        for g in range(len(states)):
-            root = ET.fromstring(draw(states, g))
-            assert float(root.get("width")) >= MIN_RGB_WIDTH
+positions = dh.positions_fixture("endeavor", (2, 3, 4), seed=200, steps=240, every=23)
 
 
 def test_visible_facts(positions):
     n, pos = positions
-    for _, states in pos:
-        for g in range(len(states)):
-            s = states[g]
-            text = _text(draw(states, g))
-            for city in s["slot_city"].tolist():
-                if city >= 0:
-                    assert D.CITY_NAMES[city] in text
-            for e in s["empire_market"].tolist():
-                if e >= 0:
-                    assert D.EMPIRE_NAMES[e] in text
-            for b in s["building_market"].tolist():
-                if b >= 0:
-                    assert D.BUILDING_NAMES[b] in text
-            names = {R.K_CITY: D.CITY_NAMES, R.K_BUILDING: D.BUILDING_NAMES}
-            names[R.K_EMPIRE] = D.EMPIRE_NAMES
-            scores = _score_now(states, g)
-            for p in range(n):
-                assert f"Player {p} · score now {scores[p]}" in text
-                for i in range(int(s["board_n"][p])):
-                    assert names[int(s["board_kind"][p, i])][int(s["board_id"][p, i])] in text
-            cp = int(s["current_player"])
-            assert f"To decide: player {cp}" in text
-            heading = [t for t in text.split("Player ") if t.startswith(f"{cp} ·")]
-            assert "TO DECIDE" in heading[0]
-            for r in range(R.NR):
-                assert D.REGION_NAMES[r] in text
+    for states, g, s in dh.each_game(states for _, states in pos):
+        text = dh.svg_text(draw(states, g))
+        dh.assert_names_shown(text, s["slot_city"], D.CITY_NAMES)
+        dh.assert_names_shown(text, s["empire_market"], D.EMPIRE_NAMES)
+        dh.assert_names_shown(text, s["building_market"], D.BUILDING_NAMES)
+        names = {R.K_CITY: D.CITY_NAMES, R.K_BUILDING: D.BUILDING_NAMES}
+        names[R.K_EMPIRE] = D.EMPIRE_NAMES
+        scores = _score_now(states, g)
+        for p in range(n):
+            assert f"Player {p} · score now {scores[p]}" in text
+            for i in range(int(s["board_n"][p])):
+                assert names[int(s["board_kind"][p, i])][int(s["board_id"][p, i])] in text
+        cp = int(s["current_player"])
+        assert f"To decide: player {cp}" in text
+        heading = [t for t in text.split("Player ") if t.startswith(f"{cp} ·")]
+        assert "TO DECIDE" in heading[0]
+        for r in range(R.NR):
+            assert D.REGION_NAMES[r] in text
 
 
 def test_game_over_names_the_winners():
-    batch = meeple_gym.make_batch("endeavor", 2, 3, seed=7)
-    batch.reset()
-    rng = np.random.default_rng(7)
-    while not batch.episodes.any():
-        batch.step(np.array([rng.choice(np.flatnonzero(row)) for row in batch.legal_mask]))
-    g = int(np.flatnonzero(batch.episodes)[0])
-    final = batch.final_states
-    text = _text(draw(final, g))
+    final, g, text = dh.first_final_picture("endeavor", draw, 3, seed=7)
     assert "GAME OVER" in text
     for p in range(3):
         assert f"final score {int(final[g]['score'][p])}" in text
@@ -94,60 +43,33 @@ def test_game_over_names_the_winners():
             assert f"player {p}" in text.split("GAME OVER")[1].split("(")[0]
 
 
-def test_hidden_information_matches_determinization(positions):
-    """Drawing a position and its determinizations for the viewer (for every seat when the
-    viewer is None) gives the same picture: nothing drawn is something that seat may not know."""
-    n, pos = positions
-    for batch, states in pos:
-        batch.set_states(states)  # determinize reads the batch's current position
-        size = len(states)
-        for viewer in [None, *range(n)]:
-            pictures = [draw(states, g, viewer) for g in range(size)]
-            for seat in range(n) if viewer is None else [viewer]:
-                for seed in (11, 12):
-                    det = batch.determinize(np.full(size, seat), seed=seed + seat)
-                    for g in range(size):
-                        assert draw(det, g, viewer) == pictures[g], (viewer, seat, g)
-
-
 def test_secret_picks_are_face_down_while_planning(positions):
     n, pos = positions
     seen = 0
-    for _, states in pos:
-        for g in range(len(states)):
-            s = states[g]
-            if int(s["phase"]) not in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
-                continue
-            chosen = [q for q in range(n) if s["role"][q] >= 0]
-            public = _text(draw(states, g))
-            assert public.count("chosen (secret)") == len(chosen)
-            for q in chosen:
-                own = _text(draw(states, g, q))
-                assert own.count("chosen (secret)") == len(chosen) - 1
-                seen += 1
+    for states, g, s in dh.each_game(states for _, states in pos):
+        if int(s["phase"]) not in (R.PH_PLAN_ROLE, R.PH_PLAN_TOKENS):
+            continue
+        chosen = [q for q in range(n) if s["role"][q] >= 0]
+        public = dh.svg_text(draw(states, g))
+        assert public.count("chosen (secret)") == len(chosen)
+        for q in chosen:
+            own = dh.svg_text(draw(states, g, q))
+            assert own.count("chosen (secret)") == len(chosen) - 1
+            seen += 1
     assert seen, "no planning position with a secret pick was sampled"
 
 
 def test_own_hands_face_up_only_for_their_seat(positions):
-    n, pos = positions
-    for _, states in pos:
-        for g in range(len(states)):
-            s = states[g]
-            public = draw(states, g)
-            for p in range(n):
-                own = draw(states, g, p)
-                for e in np.flatnonzero(s["empire_hand"][p]).tolist():
-                    tag = f">{D.EMPIRE_NAMES[e]}</text>"
-                    assert own.count(tag) == public.count(tag) + 1
-                for r in np.flatnonzero(s["role_hand"][p]).tolist():
-                    tag = f">{D.ROLES[r].capitalize()}</text>"
-                    assert own.count(tag) >= public.count(tag) + 1
-                assert f"{int(s['role_hand'][p].sum())} hidden" in _text(public)
+    for s, p, own, public in dh.seat_views(draw, *positions):
+        for e in np.flatnonzero(s["empire_hand"][p]).tolist():
+            tag = f">{D.EMPIRE_NAMES[e]}</text>"
+            assert own.count(tag) == public.count(tag) + 1
+        for r in np.flatnonzero(s["role_hand"][p]).tolist():
+            tag = f">{D.ROLES[r].capitalize()}</text>"
+            assert own.count(tag) >= public.count(tag) + 1
+        assert f"{int(s['role_hand'][p].sum())} hidden" in dh.svg_text(public)
 
 
-def test_rasterize_gives_rgb(positions):
-    pytest.importorskip("cairosvg", reason="the pictures extra (CairoSVG) is not installed")
-    _, pos = positions
-    image = rasterize(draw(pos[-1][1], 0, 0))
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[1] >= MIN_RGB_WIDTH
+class TestSharedChecks(dh.SharedPictureChecks):
+    draw = staticmethod(draw)
+    min_width = MIN_RGB_WIDTH

@@ -2,12 +2,10 @@
 what the viewing seat knows, never what it may not (opposing hand, deck, punks, secret draft
 picks), and the ANSI debug board says which of what it shows is hidden."""
 
-import xml.etree.ElementTree as ET
-
+import draw_helpers as dh
 import numpy as np
 import pytest
 
-import meeple_gym as mg
 from meeple_gym.radlands import data as D
 from meeple_gym.radlands import rules as R
 from meeple_gym.radlands import snapshot
@@ -19,60 +17,29 @@ EVERY = 10
 NAMES = snapshot.CARD_NAMES
 
 
-def _random_actions(rng, mask) -> np.ndarray:
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
-
-
 @pytest.fixture(scope="module")
 def played():
-    """(batch, positions, finished): copies of all games every EVERY steps, finished games."""
-    batch = mg.make_batch("radlands", batch_size=BATCH, num_players=2, seed=11)
-    batch.reset()
-    rng = np.random.default_rng(11)
-    positions, finished = [], []
-    for step in range(STEPS):
-        if step % EVERY == 0:
-            positions.append(batch.get_states())
-        _, _, terminated, _ = batch.step(_random_actions(rng, batch.legal_mask))
-        for g in np.flatnonzero(terminated):
-            finished.append(batch.final_states[g : g + 1].copy())
-    return batch, positions, finished
-
-
-def _text(svg: str) -> str:
-    return "\n".join(el.text or "" for el in ET.fromstring(svg).iter() if el.tag.endswith("text"))
-
-
-def _every(positions):
-    for states in positions:
-        for g in range(BATCH):
-            yield states, g, states[g]
+    return dh.play_with_finished("radlands", BATCH, 2, 11, STEPS, EVERY)
 
 
 def test_positions_cover_every_phase(played):
     _, positions, finished = played
-    phases = {int(s["phase"]) for _, _, s in _every(positions)}
+    phases = {int(s["phase"]) for _, _, s in dh.each_game(positions)}
     assert phases >= {R.PHASE_DRAFT, R.PHASE_ACTIONS, R.PHASE_DECISION}
     assert finished  # game-over pictures are tested too
 
 
 def test_svg_parses_and_is_wide_enough(played):
     _, positions, _ = played
-    for states, g, _ in _every(positions[::4]):
-        for viewer in (None, 0, 1):
-            root = ET.fromstring(draw(states, g, viewer))
-            assert float(root.get("width")) >= 600
+    dh.assert_svgs_parse(draw, positions[::4], 600, viewers=(None, 0, 1))
 
 
 def test_visible_facts_appear(played):
     _, positions, _ = played
-    for states, g, s in _every(positions):
-        text = _text(draw(states, g))
+    for states, g, s in dh.each_game(positions):
+        text = dh.svg_text(draw(states, g))
         current = int(s["current_player"])
-        heads = [line for line in text.splitlines() if line.startswith("Player ")]
-        assert [h for h in heads if "TO ACT" in h] == [
-            h for h in heads if h.startswith(f"Player {current} (")
-        ]
+        dh.assert_one_to_act(text, current)
         assert f"deck {int(s['deck_n'])}" in text
         for p in range(2):
             for k in range(3):
@@ -98,10 +65,7 @@ def test_visible_facts_appear(played):
 
 
 def test_game_over_shows_winner_and_scores(played):
-    _, _, finished = played
-    for states in finished:
-        s = states[0]
-        text = _text(draw(states, 0))
+    for s, text in dh.final_pictures(draw, played[2]):
         w = int(s["winner"])
         assert "GAME OVER: " + (f"player {w} wins" if w >= 0 else "a draw") in text
         for p in range(2):
@@ -110,18 +74,14 @@ def test_game_over_shows_winner_and_scores(played):
 
 def test_determinized_copies_draw_the_same(played):
     batch, positions, _ = played
-    changed = 0
-    for states in positions[::2]:
-        if (states["terminated"] | states["truncated"]).any():
-            continue
-        batch.set_states(states)
-        for viewer in (None, 0, 1):
-            for seat in (0, 1) if viewer is None else (viewer,):
-                copy = batch.determinize(np.full(BATCH, seat, np.int64), seed=5 + seat)
-                changed += int((copy["hand"] != states["hand"]).any())
-                for g in range(BATCH):
-                    assert draw(copy, g, viewer) == draw(states, g, viewer), (viewer, seat, g)
-    assert changed > 0  # the copies really did resample the opposing hands
+    live = [s for s in positions[::2] if not (s["terminated"] | s["truncated"]).any()]
+    changed = []
+
+    def hands_resampled(copy, states):
+        changed.append((copy["hand"] != states["hand"]).any())
+
+    dh.check_determinized_pictures(draw, 2, [(batch, s) for s in live], (5,), hands_resampled)
+    assert any(changed)  # the copies really did resample the opposing hands
 
 
 def _public_names(s) -> set:
@@ -147,12 +107,12 @@ def _summary_names() -> set:
 def test_own_hand_shows_only_to_its_owner(played):
     _, positions, _ = played
     secret_seen = 0
-    for states, g, s in _every(positions):
-        public = _text(draw(states, g))
+    for states, g, s in dh.each_game(positions):
+        public = dh.svg_text(draw(states, g))
         for p in range(2):
             hand = {NAMES[t] for t in np.flatnonzero(s["hand"][p])}
-            own = _text(draw(states, g, p))
-            other = _text(draw(states, g, 1 - p))
+            own = dh.svg_text(draw(states, g, p))
+            other = dh.svg_text(draw(states, g, 1 - p))
             assert all(name in own for name in hand)
             size = int(s["hand"][p].sum())
             if size:
@@ -168,19 +128,14 @@ def test_own_hand_shows_only_to_its_owner(played):
 
 
 def test_rasterizes_to_rgb(played):
-    pytest.importorskip("cairosvg", reason="rgb_array needs the pictures extra (CairoSVG)")
-    from meeple_gym.core.svg import rasterize
-
     _, positions, _ = played
-    image = rasterize(draw(positions[-1], 0, 1))
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
-    assert image.shape[1] >= 600
+    dh.rasterized_rgb(draw(positions[-1], 0, 1), 600)
 
 
 def test_ansi_render_marks_hidden_information(played):
     _, positions, _ = played
     punks = 0
-    for states, g, s in _every(positions[::2]):
+    for states, g, s in dh.each_game(positions[::2]):
         text = snapshot.render(states, g)
         assert "DEBUG VIEW: shows hidden information" in text
         assert "(hidden next:" in text

@@ -293,12 +293,7 @@ def test_others_empire_hand_does_not_leak():
             o["empire_hand"][owner, held[0]] = 0
             o["empire_hand"][owner, top] = 1
             o["empire_deck"][o["empire_deck_n"] - 1] = held[0]
-            for observer in range(n):
-                if observer != owner:
-                    np.testing.assert_array_equal(
-                        observe(states, observer), observe(other, observer)
-                    )
-            assert not np.array_equal(observe(states, owner), observe(other, owner))
+            GAME.assert_only_owner_sees(states, other, owner, n)
             checked += 1
     assert checked > 100
 
@@ -337,12 +332,7 @@ def test_deck_orders_role_hands_of_others_and_rng_do_not_leak():
             w["role_hand"][owner, in_hand[0]] = 0
             w["role_hand"][owner, top] = 1
             w["role_deck"][owner, w["role_deck_n"][owner] - 1] = in_hand[0]
-            for observer in range(n):
-                if observer != owner:
-                    np.testing.assert_array_equal(
-                        observe(states, observer), observe(swap, observer)
-                    )
-            assert not np.array_equal(observe(states, owner), observe(swap, owner))
+            GAME.assert_only_owner_sees(states, swap, owner, n)
         checked += 1
     assert checked > 100
 

@@ -189,12 +189,18 @@ def new_pair(index, seed=SEED):
     return ref, states
 
 
-def play_fresh(index, seed=SEED, taken=None):
+def play_pair(setup, name, mix, index, seed, taken):
+    """Game ``index`` as ``setup(index, seed)`` builds it on both sides, played with its policy
+    (moves drawn from a ``random.Random`` seeded by ``seed * mix + index``) and compared."""
     num_players, policy = game_setup(index)
-    ref, states = new_pair(index, seed)
-    rnd = random.Random(seed * 1_000_003 + index)
-    label = f"game {index} ({num_players} players, {policy})"
+    ref, states = setup(index, seed)
+    rnd = random.Random(seed * mix + index)
+    label = f"{name} {index} ({num_players} players, {policy})"
     return compare_play(ref, states, rnd, label, policy, taken)
+
+
+def play_fresh(index, seed=SEED, taken=None):
+    return play_pair(new_pair, "game", 1_000_003, index, seed, taken)
 
 
 # ---- short decks, edited the same way on both sides -------------------------------------------
@@ -223,11 +229,7 @@ def short_decks(index, seed=SEED):
 
 
 def play_short(index, seed=SEED, taken=None):
-    num_players, policy = game_setup(index)
-    ref, states = short_decks(index, seed)
-    rnd = random.Random(seed * 31 + index)
-    label = f"short decks {index} ({num_players} players, {policy})"
-    return compare_play(ref, states, rnd, label, policy, taken)
+    return play_pair(short_decks, "short decks", 31, index, seed, taken)
 
 
 def _ending(ref):

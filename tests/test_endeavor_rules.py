@@ -723,19 +723,18 @@ def test_a3_craftsman_buys_an_unclaimed_city_card():
 
 def test_a3_upgrade_own_city_cost_2_once():
     """END-A3 R: an own settled city is upgraded for 2 work units, once."""
-    states = blank(2)
-    bristol = put_city(states, "bristol", owner=0)
-    goree = put_city(states, "goree", owner=0)
-    genoa = put_city(states, "genoa", owner=1)
-    set_building_market(states, "cathedral", "admiralty", "university")
-    plan(states, [CRAFTSMAN, SAILOR], [1, 0])
+
+    def crafted(units):  # two own cities and an opponent's, then a Craftsman with ``units``
+        states = blank(2)
+        cities = [put_city(states, "bristol", owner=0), put_city(states, "goree", owner=0)]
+        cities.append(put_city(states, "genoa", owner=1))
+        set_building_market(states, "cathedral", "admiralty", "university")
+        plan(states, [CRAFTSMAN, SAILOR], [units, 0])
+        return states, cities
+
+    states, _ = crafted(1)
     assert not deciding(states, 0)  # 1 unit: no upgrade
-    states = blank(2)
-    bristol = put_city(states, "bristol", owner=0)
-    goree = put_city(states, "goree", owner=0)
-    genoa = put_city(states, "genoa", owner=1)
-    set_building_market(states, "cathedral", "admiralty", "university")
-    plan(states, [CRAFTSMAN, SAILOR], [4, 0])
+    states, (bristol, goree, genoa) = crafted(4)
     got = legal(states)
     assert {upgrade(bristol), upgrade(goree)} <= got and upgrade(genoa) not in got
     act(states, upgrade(bristol))
@@ -1074,14 +1073,20 @@ def test_e3_more_points_wins():
     assert s["winner"] == 0 and s["winners"] == 0b01 and _rewards(states) == [1.0, -1.0]
 
 
+def _tied_on_points(states):
+    """Seats 0 and 1 play the last round quietly and end on 1 point each; the final record."""
+    _play_quiet_round(states)
+    s = st(states)
+    assert s["score"][:2].tolist() == [1, 1]
+    return s
+
+
 def test_e3_tie_more_empire_cards():
     """END-E3: equal points: more empire cards wins."""
     states = _last_round(2)
     put_on_board(states, 0, "building", "theatre")  # 1 point
     put_on_board(states, 1, "empire", "royal_charter")  # 1 point, an empire card
-    _play_quiet_round(states)
-    s = st(states)
-    assert s["score"][:2].tolist() == [1, 1]
+    s = _tied_on_points(states)
     assert s["winner"] == 1 and s["winners"] == 0b10
 
 
@@ -1091,9 +1096,7 @@ def test_e3_tie_then_more_tokens():
     put_on_board(states, 0, "empire", "royal_charter")
     put_on_board(states, 1, "empire", "colonial_ambitions")
     set_ships(states, 1, "west_africa", 1)  # seat 1: 14 tokens left, ships score nothing
-    _play_quiet_round(states)
-    s = st(states)
-    assert s["score"][:2].tolist() == [1, 1]
+    s = _tied_on_points(states)
     assert s["winner"] == 0 and s["winners"] == 0b01
 
 
@@ -1421,51 +1424,62 @@ def test_every_empire_condition_binds_at_its_count(key):
     assert _politician_can_take(states, key, votes)
 
 
+def _offered_once_met(key, short, met):
+    """With 1 vote the Politician is not offered ``key`` after ``short(states)`` on a blank
+    position and is offered it after ``met(states)``; returns that last position."""
+    states = blank(2)
+    short(states)
+    assert not _politician_can_take(states, key, 1)
+    states = blank(2)
+    met(states)
+    assert _politician_can_take(states, key, 1)
+    return states
+
+
 def test_condition_cities_in_region():
     """cities_in_region: European Alliance needs 2 Europe cities holding the player's markers;
     a West Africa city, a Europe city card on the board or an opponent's city do not count."""
-    states = blank(2)
-    put_city(states, "bristol", owner=0)
-    put_city(states, "goree", owner=0)
-    put_city(states, "genoa", owner=1)
-    put_on_board(states, 0, "city", "lisbon")
-    assert not _politician_can_take(states, "european_alliance", 1)
-    states = blank(2)
-    put_city(states, "bristol", owner=0)
-    put_city(states, "genoa", owner=0)
-    assert _politician_can_take(states, "european_alliance", 1)
+
+    def short(states):
+        put_city(states, "bristol", owner=0)
+        put_city(states, "goree", owner=0)
+        put_city(states, "genoa", owner=1)
+        put_on_board(states, 0, "city", "lisbon")
+
+    def met(states):
+        put_city(states, "bristol", owner=0)
+        put_city(states, "genoa", owner=0)
+
+    _offered_once_met("european_alliance", short, met)
 
 
 def test_condition_ships_in_region():
     """ships_in_region: Atlantic Crossing needs an own ship in the Caribbean."""
-    states = blank(2)
-    set_ships(states, 0, "west_africa", 3)
-    set_ships(states, 1, "caribbean", 1)
-    assert not _politician_can_take(states, "atlantic_crossing", 1)
-    states = blank(2)
-    set_ships(states, 0, "caribbean", 1)
-    assert _politician_can_take(states, "atlantic_crossing", 1)
+
+    def short(states):
+        set_ships(states, 0, "west_africa", 3)
+        set_ships(states, 1, "caribbean", 1)
+
+    _offered_once_met("atlantic_crossing", short, lambda s: set_ships(s, 0, "caribbean", 1))
 
 
 def test_condition_cities_total():
     """cities_total: Colonial Ambitions needs 2 cities holding the player's markers."""
-    states = blank(2)
-    put_city(states, "bristol", owner=0)
-    assert not _politician_can_take(states, "colonial_ambitions", 1)
-    states = blank(2)
-    put_city(states, "bristol", owner=0)
-    put_city(states, "goree", owner=0)
-    assert _politician_can_take(states, "colonial_ambitions", 1)
+
+    def met(states):
+        put_city(states, "bristol", owner=0)
+        put_city(states, "goree", owner=0)
+
+    _offered_once_met("colonial_ambitions", lambda s: put_city(s, "bristol", owner=0), met)
 
 
 def test_condition_goods_total():
     """goods_total: Chartered Merchants needs 3 goods of any kinds, held, not paid."""
-    states = blank(2)
-    set_goods(states, 0, tea=2)
-    assert not _politician_can_take(states, "chartered_merchants", 1)
-    states = blank(2)
-    set_goods(states, 0, tea=1, spice=2)
-    assert _politician_can_take(states, "chartered_merchants", 1)
+    states = _offered_once_met(
+        "chartered_merchants",
+        lambda s: set_goods(s, 0, tea=2),
+        lambda s: set_goods(s, 0, tea=1, spice=2),
+    )
     act(states, empire("chartered_merchants"))
     assert st(states)["goods"][0].tolist() == [1, 0, 2, 0, 0]
     assert board_of(states, 0) == [("empire", "chartered_merchants")]

@@ -15,6 +15,7 @@ from everdell_rule_helpers import (
     AUTUMN,
     BERRY,
     CARD,
+    DEFAULT_MEADOW,
     DONE,
     EVENT,
     EXAMPLE_CITY,
@@ -601,17 +602,23 @@ def test_evd_d2_draws_stop_at_8_cards():
     assert int(state(states)["deck_n"]) == deck_n - 1 and deck_top(states) == ["queen"]
 
 
+def play_taking_first_revealed(states, key, *top):
+    """Seat 0 plays ``key`` from its hand for 2 berries; it reveals ``top`` (stacked on the
+    deck) and seat 0 picks the first revealed card."""
+    give(states, 0, key)
+    set_resources(states, 0, berry=2)
+    stack(states, *top)
+    turn_to(states, 0)
+    act(states, play_hand(key))
+    assert pending(states) == (R.PK_REVEALED, 0)
+    act(states, revealed(0))
+
+
 def test_evd_d2_card_for_a_full_handed_opponent_is_discarded():
     """EVD-D2: a card to give (Teacher) goes to the discard pile when every opponent is full."""
     states = blank(2)
     give(states, 1, *["wife"] * 4, *["husband"] * 4)
-    give(states, 0, "teacher")
-    set_resources(states, 0, berry=2)
-    stack(states, "king", "queen")
-    turn_to(states, 0)
-    act(states, play_hand("teacher"))
-    assert pending(states) == (R.PK_REVEALED, 0)
-    act(states, revealed(0))
+    play_taking_first_revealed(states, "teacher", "king", "queen")
     s = state(states)
     assert hand_of(states, 1) == {"wife": 4, "husband": 4}
     assert len(hand_of(states, 0)) == 1
@@ -1615,13 +1622,7 @@ def test_solo_rugwort_plays_the_d8_meadow_card_after_each_card_you_play():
 def test_solo_rugwort_plays_twice_after_a_postal_pigeon_chain():
     """Solo: a card play that plays a second card (Postal Pigeon) lets him play 2."""
     states = blank(1)
-    give(states, 0, "postal_pigeon")
-    set_resources(states, 0, berry=2)
-    stack(states, "farm", "mine")
-    turn_to(states, 0)
-    act(states, play_hand("postal_pigeon"))
-    assert pending(states) == (R.PK_REVEALED, 0)
-    act(states, revealed(0))
+    play_taking_first_revealed(states, "postal_pigeon", "farm", "mine")
     assert city_of(states, 0) == ["farm", "postal_pigeon"]
     assert int(state(states)["rug_city"].sum()) == 2
 
@@ -1629,18 +1630,8 @@ def test_solo_rugwort_plays_twice_after_a_postal_pigeon_chain():
 def test_solo_rugwort_fool_lands_in_your_city():
     """Solo: a Fool he rolls goes into your city (-2 for you)."""
     roll = d8_roll(blank(1))
-    meadow_keys = list(
-        (
-            "farm",
-            "mine",
-            "twig_barge",
-            "resin_refinery",
-            "general_store",
-            "storehouse",
-            "inn",
-            "post_office",
-        )
-    )
+    # The default Meadow's six different constructions, then Inn and Post Office.
+    meadow_keys = [*DEFAULT_MEADOW[1:7], "inn", "post_office"]
     meadow_keys[roll] = "fool"
     states = blank(1, meadow=meadow_keys)
     give(states, 0, "farm")

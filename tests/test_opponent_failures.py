@@ -66,15 +66,22 @@ class Faulty:
         return "Faulty()"
 
 
-def vector_failure(env):
-    """Play first-legal learner moves until the opponent fails; returns its OpponentError."""
+def first_opponent_error(env, step):
+    """From a reset, ``info = step(env, info)`` until the opponent fails; its OpponentError."""
     try:
-        obs, info = env.reset(seed=0)
+        _, info = env.reset(seed=0)
         for _ in range(200):
-            obs, _, _, _, info = env.step(first_legal(info["action_mask"]))
+            info = step(env, info)
     except OpponentError as exc:
         return exc
     raise AssertionError("the opponent never failed")
+
+
+def vector_failure(env):
+    """Play first-legal learner moves until the opponent fails; returns its OpponentError."""
+    return first_opponent_error(
+        env, lambda env, info: env.step(first_legal(info["action_mask"]))[4]
+    )
 
 
 def assert_vector_env_refuses_until_reset(env, opponent, cause_text):
@@ -190,14 +197,12 @@ class FaultyCallable:
 
 
 def single_failure(env):
-    try:
-        _, info = env.reset(seed=0)
-        for _ in range(200):
-            _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-            assert not (term or trunc)
-    except OpponentError as exc:
-        return exc
-    raise AssertionError("the opponent never failed")
+    def step(env, info):  # the game must not end before the opponent fails
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert not (term or trunc)
+        return info
+
+    return first_opponent_error(env, step)
 
 
 def assert_single_env_refuses_until_reset(env, opponent, cause_text):

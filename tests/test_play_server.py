@@ -148,69 +148,35 @@ def test_action_groups_read_the_first_word():
     assert action_group("target: own Gunner") == "target"
 
 
-def test_meeple_play_on_a_taken_port_is_one_line(server):
-    port = server.server_address[1]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "meeple_gym.cli",
-            "play",
-            "--game",
-            "century",
-            "--port",
-            str(port),
-            "--no-browser",
-        ],
+def _meeple(*args: str, timeout: int) -> subprocess.CompletedProcess:
+    """Run the ``meeple`` command line in a fresh interpreter, capturing its text output."""
+    return subprocess.run(
+        [sys.executable, "-m", "meeple_gym.cli", *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
     )
+
+
+def test_meeple_play_on_a_taken_port_is_one_line(server):
+    port = server.server_address[1]
+    done = _meeple("play", "--game", "century", "--port", str(port), "--no-browser", timeout=300)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "cannot serve" in done.stderr
 
 
 def test_meeple_replay_writes_a_page(tmp_path):
     out = tmp_path / "game.html"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "meeple_gym.cli",
-            "replay",
-            "--game",
-            "century",
-            "--agents",
-            "heuristic",
-            "random",
-            "--seed",
-            "2",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
+    done = _meeple(
+        *"replay --game century --agents heuristic random --seed 2 --out".split(),
+        str(out),
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and 'id="data"' in page
     assert not re.search(r'(src|href)\s*=\s*"https?:', page)  # needs no network
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "meeple_gym.cli",
-            "replay",
-            "--game",
-            "century",
-            "--viewer",
-            "9",
-            "--out",
-            str(tmp_path / "x.html"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    bad = _meeple(
+        *"replay --game century --viewer 9 --out".split(), str(tmp_path / "x.html"), timeout=600
     )
     assert bad.returncode == 2 and "--viewer" in bad.stderr

@@ -845,12 +845,18 @@ def test_argo_grant_makes_a_new_punk_not_ready():
     assert not any(use(1, 1, k) in legal(states) for k in range(3))
 
 
-def test_assassin_destroys_an_unprotected_enemy_person():
+def _used_on_a_full_column(card):
+    """Seat 0 uses ``card`` (2 water) while the enemy's column 0 holds a Muse behind a Scout."""
     states = position(water=2)
-    put(states, 0, 0, "assassin")
+    put(states, 0, 0, card)
     put(states, 1, 0, "muse")
     put(states, 1, 0, "scout")
     act(states, use(0, 1))
+    return states
+
+
+def test_assassin_destroys_an_unprotected_enemy_person():
+    states = _used_on_a_full_column("assassin")
     assert targets(states) == {(1, 0, 2)}
     act(states, target(1, 0, 2))
     assert column(states, 1, 0) == ["arcade", "muse"]
@@ -1107,11 +1113,7 @@ def test_scout_raids():
 
 
 def test_sniper_damages_any_enemy_card():
-    states = position(water=2)
-    put(states, 0, 0, "sniper")
-    put(states, 1, 0, "muse")
-    put(states, 1, 0, "scout")
-    act(states, use(0, 1))
+    states = _used_on_a_full_column("sniper")
     assert targets(states) == {(1, 0, 0), (1, 0, 1), (1, 0, 2), (1, 1, 0), (1, 2, 0)}
 
 

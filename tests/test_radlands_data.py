@@ -9,6 +9,7 @@ every numeric field with them; elsewhere it is skipped.
 import collections
 import json
 import os
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -231,43 +232,37 @@ def test_matches_reference_json():
     def ability_costs(abilities):
         return ([cost(a["cost"]) for a in abilities] + [0, 0])[:2]
 
+    def check_cards(kind, entries, columns):
+        """Every <kind>_KEYS key is in the reference; names and each column equal its field."""
+        keys = getattr(d, f"{kind}_KEYS")
+        ref = {e["id"]: e for e in entries}
+        assert set(ref) == set(keys)
+        for i, key in enumerate(keys):
+            assert getattr(d, f"{kind}_NAMES")[i] == ref[key]["name"]
+            for column, expected in columns.items():
+                got = getattr(d, f"{kind}_{column}")[i]
+                if column == "JUNK":
+                    got = d.JUNK_NAMES[got]
+                elif column == "ABILITY_COST":
+                    got = got.tolist()
+                assert got == expected(ref[key]), (key, column)
+
+    abilities = {
+        "N_ABILITIES": lambda e: len(e["abilities"]),
+        "ABILITY_COST": lambda e: ability_costs(e["abilities"]),
+        "HAS_TRAIT": lambda e: bool(e["traits"]),
+    }
+    copies, price, junk = itemgetter("copies"), itemgetter("cost"), itemgetter("junk")
     camps = json.loads((REFERENCE / "camps.json").read_text())
-    ref = {c["id"]: c for c in camps["camps"]}
-    assert set(ref) == set(d.CAMP_KEYS)
-    for i, key in enumerate(d.CAMP_KEYS):
-        c = ref[key]
-        assert d.CAMP_NAMES[i] == c["name"]
-        assert d.CAMP_DRAW[i] == c["starting_cards"], key
-        assert d.CAMP_N_ABILITIES[i] == len(c["abilities"]), key
-        assert d.CAMP_ABILITY_COST[i].tolist() == ability_costs(c["abilities"]), key
-        assert d.CAMP_HAS_TRAIT[i] == bool(c["traits"]), key
+    check_cards("CAMP", camps["camps"], {"DRAW": itemgetter("starting_cards"), **abilities})
     first = camps["meta"]["first_game_setup"]
     assert {d.CAMP_KEYS[i] for i in d.FIRST_GAME_A} == set(first["player_a"])
     assert {d.CAMP_KEYS[i] for i in d.FIRST_GAME_B} == set(first["player_b"])
-
     people = json.loads((REFERENCE / "people.json").read_text())["people"]
-    ref = {p["id"]: p for p in people}
-    assert set(ref) == set(d.PERSON_KEYS)
-    for i, key in enumerate(d.PERSON_KEYS):
-        p = ref[key]
-        assert d.PERSON_NAMES[i] == p["name"]
-        assert d.PERSON_COPIES[i] == p["copies"], key
-        assert d.PERSON_UNIQUE[i] == p["unique"], key
-        assert d.PERSON_COST[i] == p["cost"], key
-        assert d.JUNK_NAMES[d.PERSON_JUNK[i]] == p["junk"], key
-        assert d.PERSON_N_ABILITIES[i] == len(p["abilities"]), key
-        assert d.PERSON_ABILITY_COST[i].tolist() == ability_costs(p["abilities"]), key
-        assert d.PERSON_HAS_TRAIT[i] == bool(p["traits"]), key
-
+    person_columns = {"COPIES": copies, "UNIQUE": itemgetter("unique"), "COST": price}
+    check_cards("PERSON", people, {**person_columns, "JUNK": junk, **abilities})
     events = json.loads((REFERENCE / "events.json").read_text())
-    ref = {e["id"]: e for e in events["events"]}
-    assert set(ref) == set(d.EVENT_KEYS)
-    for i, key in enumerate(d.EVENT_KEYS):
-        e = ref[key]
-        assert d.EVENT_NAMES[i] == e["name"]
-        assert d.EVENT_COPIES[i] == e["copies"], key
-        assert d.EVENT_COST[i] == e["cost"], key
-        assert d.EVENT_BOMB[i] == e["countdown"], key
-        assert d.JUNK_NAMES[d.EVENT_JUNK[i]] == e["junk"], key
+    event_columns = {"COPIES": copies, "COST": price, "BOMB": itemgetter("countdown")}
+    check_cards("EVENT", events["events"], {**event_columns, "JUNK": junk})
     assert d.RAIDERS_BOMB_PRINTED == events["raiders"]["countdown"]
     assert d.WATER_SILO_TAKE_COST == events["water_silo"]["take_cost"]

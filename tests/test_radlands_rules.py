@@ -10,7 +10,7 @@ come from the rule book and the printed cards, not from running the code.
 
 import numpy as np
 import pytest
-from game_cases import act_checked, legal_set
+from game_cases import act_checked, legal_set, pull_from_deck
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.radlands import data as D
@@ -109,14 +109,7 @@ def position(camps0=CAMPS_0, camps1=CAMPS_1, turn=0, water=3, options=0, seed=0)
 
 def pull(states, t):
     """Take one card of deck type ``t`` out of the draw deck (wherever it sits)."""
-    s = states[0]
-    n = int(s["deck_n"])
-    deck = [int(x) for x in s["deck"][:n]]
-    assert t in deck, f"no {D.DECK_TYPE_KEYS[t]} left in the deck"
-    k = len(deck) - 1 - deck[::-1].index(t)
-    del deck[k]
-    s["deck"][: n - 1] = deck
-    s["deck_n"] = n - 1
+    pull_from_deck(states[0], t, D.DECK_TYPE_KEYS[t])
 
 
 def stack(states, *keys):
@@ -139,6 +132,12 @@ def give(states, p, key, n=1):
     for _ in range(n):
         pull(states, DT[key])
         states[0]["hand"][p, DT[key]] += 1
+
+
+def give_hand(states, p, **counts):
+    """``give`` for several card types at once: ``give_hand(states, 0, muse=2, scout=1)``."""
+    for key, n in counts.items():
+        give(states, p, key, n)
 
 
 def hand(states, p):
@@ -534,11 +533,16 @@ def test_rad_b2_at_most_two_people_per_column():
     assert places(states) == {(1, 1), (2, 1)}
 
 
+def muse_behind_scout(states):
+    """The enemy's column 0: a Muse, protected by a Scout in front of it."""
+    put(states, 1, 0, "muse")
+    put(states, 1, 0, "scout")
+
+
 def test_rad_b3_only_the_front_card_of_a_column_is_unprotected():
     """RAD-B3: Railgun (plain damage) reaches the front person or an empty column's camp."""
     states = position(water=3)
-    put(states, 1, 0, "muse")
-    put(states, 1, 0, "scout")
+    muse_behind_scout(states)
     put(states, 1, 1, "sniper")
     act(states, use(0, 0))
     assert targets(states) == {(1, 0, 2), (1, 1, 1), (1, 2, 0)}
@@ -687,6 +691,15 @@ def test_rad_i8_raid_places_advances_and_resolves_with_the_opponent_choosing():
     assert card_total(states) == 66
 
 
+def _raid_with_queue(events, options=0):
+    """Seat 0's event queue after junking an Assassin (raid) with ``events`` queued."""
+    states = position(water=0, options=options)
+    set_queue(states, 0, events)
+    give(states, 0, "assassin")
+    act(states, junk("assassin"))
+    return queue(states, 0)
+
+
 def test_rad_i8_raiders_printed_slot_two_option():
     """RAD-I8 option: the printed card's slot 2."""
     states = position(water=0, options=R.OPTION_RAIDERS_SLOT_2)
@@ -696,20 +709,13 @@ def test_rad_i8_raiders_printed_slot_two_option():
     act(states, junk("assassin"))
     assert queue(states, 0) == [RAIDERS, None, None]
     # slot 2 taken: the first free slot behind it, like any event (RAD-A4)
-    states = position(water=0, options=R.OPTION_RAIDERS_SLOT_2)
-    set_queue(states, 0, [None, "uprising", None])
-    give(states, 0, "assassin")
-    act(states, junk("assassin"))
-    assert queue(states, 0) == [None, "uprising", RAIDERS]
+    after = _raid_with_queue([None, "uprising", None], R.OPTION_RAIDERS_SLOT_2)
+    assert after == [None, "uprising", RAIDERS]
 
 
 def test_rad_i8_raiders_blocked_by_an_event_in_front():
     """RAD-I8: Raiders do not advance into an occupied slot."""
-    states = position(water=0)
-    set_queue(states, 0, [None, "uprising", RAIDERS])
-    give(states, 0, "assassin")
-    act(states, junk("assassin"))
-    assert queue(states, 0) == [None, "uprising", RAIDERS]
+    assert _raid_with_queue([None, "uprising", RAIDERS]) == [None, "uprising", RAIDERS]
 
 
 def test_rad_i8_raiders_in_the_events_phase():
@@ -867,10 +873,7 @@ def test_rad_a3_draw_costs_two_water():
 def test_rad_a4_occupied_slot_pushes_back_full_queue_blocks_zero_resolves_now():
     """RAD-A4."""
     states = position(water=20)
-    give(states, 0, "banish", 2)
-    give(states, 0, "famine", 1)
-    give(states, 0, "napalm", 1)
-    give(states, 0, "strafe", 1)
+    give_hand(states, 0, banish=2, famine=1, napalm=1, strafe=1)
     act(states, play_event("banish"), play_event("banish"))
     assert queue(states, 0) == ["banish", "banish", None]
     act(states, play_event("famine"))
@@ -1027,8 +1030,7 @@ def test_rad_g1_any_ignores_protection_plain_damage_does_not():
     """RAD-G1: Sniper ("any") reaches a protected card; Railgun does not."""
     states = position(water=10)
     put(states, 0, 0, "sniper")
-    put(states, 1, 0, "muse")
-    put(states, 1, 0, "scout")
+    muse_behind_scout(states)
     act(states, use(0, 0))
     assert (1, 0, 1) not in targets(states) and (1, 0, 0) not in targets(states)
     act(states, target(1, 0, 2))
@@ -1054,12 +1056,7 @@ def test_rad_g2_no_friendly_fire_and_no_restoring_the_opponent():
 def test_rad_g3_no_hand_limit():
     """RAD-G3: a big hand is kept through the end of the turn."""
     states = position(water=0)
-    give(states, 0, "muse", 2)
-    give(states, 0, "scout", 2)
-    give(states, 0, "sniper", 2)
-    give(states, 0, "looter", 2)
-    give(states, 0, "banish", 2)
-    give(states, 0, "strafe", 2)
+    give_hand(states, 0, muse=2, scout=2, sniper=2, looter=2, banish=2, strafe=2)
     end_turn(states)
     assert deciding(states) == (R.PHASE_ACTIONS, 1)
     assert hand_size(states, 0) == 12

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from vector_layouts import info_layout, layouts_by_kind
 
 import meeple_gym as mg
 from meeple_gym import IllegalActionError, OpponentError, OptionError
@@ -379,25 +380,14 @@ def test_info_layout_matches_sync_vector_env_in_next_step_mode():
         autoreset_mode=NEXT,
     )
 
-    def layout(info):
-        return {  # the single env's reset info also names its opponents: not in ours
-            k: (np.asarray(v).dtype, np.shape(v))
-            for k, v in info.items()
-            if k not in ("opponents", "_opponents")
-        }
+    def file(layouts, obs, term, trunc, info):
+        layouts.setdefault("end" if (term | trunc).any() else "step", info_layout(info))
 
-    seen = {}
-    for name, env in (("ours", ours), ("theirs", theirs)):
-        obs, info = env.reset(seed=1)
-        layouts = {"reset": layout(info)}
+    def with_policy(env):  # a fresh RowPolicy for each env
         policy = RowPolicy(n)
-        for _ in range(3000):
-            obs, _, term, trunc, info = env.step(policy(info["action_mask"]))
-            key = "end" if (term | trunc).any() else "step"
-            layouts.setdefault(key, layout(info))
-            if len(layouts) == 3:
-                break
-        seen[name] = layouts
+        return layouts_by_kind(env, lambda obs, info: policy(info["action_mask"]), file, 3000)
+
+    seen = {"ours": with_policy(ours), "theirs": with_policy(theirs)}
     assert seen["ours"] == seen["theirs"]
     assert "score" in seen["ours"]["end"]
 

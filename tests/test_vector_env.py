@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
+from vector_layouts import info_layout, layouts_by_kind
 
 import meeple_gym as mg
 from meeple_gym import ActionError, IllegalActionError, OptionError
@@ -89,32 +90,23 @@ def test_info_layout_matches_sync_vector_env_over_the_single_agent_env():
         autoreset_mode=AutoresetMode.SAME_STEP,
     )
 
-    def layout(info):
-        # SingleAgentEnv's reset info also names each seat's pool entry ("opponents"); the
-        # vector env has one opponent kind and leaves it out.
-        return {
-            k: layout(v) if isinstance(v, dict) else (np.asarray(v).dtype, np.shape(v))
-            for k, v in info.items()
-            if k not in ("opponents", "_opponents")
-        }
+    def file(layouts, obs, term, trunc, info):
+        if "final_obs" in info and "final" not in layouts:
+            layouts["final"] = info_layout(info)
+            ended = info["_final_obs"]
+            assert (ended == (term | trunc)).all()
+            assert all(o.shape == obs.shape[1:] for o in info["final_obs"][ended])
+            assert all(o is None for o in info["final_obs"][~ended])
+        elif "final_obs" not in info:
+            layouts["step"] = info_layout(info)
 
-    seen = {}
-    for name, env in (("ours", ours), ("theirs", theirs)):
-        obs, info = env.reset(seed=1)
-        layouts = {"reset": layout(info)}
-        for _ in range(2000):
-            obs, _, term, trunc, info = env.step(obs_policy(obs, info["action_mask"]))
-            if "final_obs" in info and "final" not in layouts:
-                layouts["final"] = layout(info)
-                ended = info["_final_obs"]
-                assert (ended == (term | trunc)).all()
-                assert all(o.shape == obs.shape[1:] for o in info["final_obs"][ended])
-                assert all(o is None for o in info["final_obs"][~ended])
-            elif "final_obs" not in info:
-                layouts["step"] = layout(info)
-            if len(layouts) == 3:
-                break
-        seen[name] = layouts
+    def act(obs, info):
+        return obs_policy(obs, info["action_mask"])
+
+    seen = {
+        name: layouts_by_kind(env, act, file, 2000)
+        for name, env in [("ours", ours), ("theirs", theirs)]
+    }
     assert seen["ours"] == seen["theirs"]
 
 
