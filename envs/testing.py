@@ -106,32 +106,22 @@ class Profile:
     parallel_cycles: int
 
 
-FULL = Profile(
-    games=3,
-    probes=10,
-    shadow_steps=60,
-    batch_slots=7,
-    batch_steps=600,
-    big_batch_steps=200,
-    end_slots=32,
-    rollout_games=2000,
-    api_cycles=800,
-    seed_cycles=300,
-    parallel_cycles=500,
-)
-QUICK = Profile(
-    games=1,
-    probes=4,
-    shadow_steps=12,
-    batch_slots=3,
-    batch_steps=80,
-    big_batch_steps=40,
-    end_slots=4,
-    rollout_games=100,
-    api_cycles=120,
-    seed_cycles=40,
-    parallel_cycles=60,
-)
+# Each profile field: (the full run, the quick run), side by side.
+_SIZES = {
+    "games": (3, 1),
+    "probes": (10, 4),
+    "shadow_steps": (60, 12),
+    "batch_slots": (7, 3),
+    "batch_steps": (600, 80),
+    "big_batch_steps": (200, 40),
+    "end_slots": (32, 4),
+    "rollout_games": (2000, 100),
+    "api_cycles": (800, 120),
+    "seed_cycles": (300, 40),
+    "parallel_cycles": (500, 60),
+}
+FULL = Profile(**{name: sizes[0] for name, sizes in _SIZES.items()})
+QUICK = Profile(**{name: sizes[1] for name, sizes in _SIZES.items()})
 
 
 @dataclasses.dataclass

@@ -18,6 +18,7 @@ import numpy as np
 
 from meeple_gym.century import data as D
 from meeple_gym.century import rules as R
+from meeple_gym.century import snapshot as S
 from meeple_gym.core.svg import HIGHLIGHT, INK, MUTED, Canvas
 
 WIDTH = 1000
@@ -60,21 +61,11 @@ def _header(c: Canvas, s, viewer) -> None:
 
 
 def _pending(s) -> str:
-    """The decision the player to act is making, in words."""
-    phase, t = int(s["phase"]), int(s["pending_type"])
-    if phase == R.PHASE_MAIN:
+    """The decision the player to act is making, in words (the text board's, plus the turn's
+    main choice)."""
+    if int(s["phase"]) == R.PHASE_MAIN:
         return "play a card, acquire, rest or claim"
-    if phase == R.PHASE_UPGRADE:
-        return f"upgrading with {D.MERCHANT_NAMES[t]}, {int(s['upgrades_left'])} upgrade(s) left"
-    if phase == R.PHASE_TRADE:
-        return f"how many times to trade {D.MERCHANT_NAMES[t]}"
-    if phase == R.PHASE_PAY:
-        slot, paid = int(s["acquire_slot"]), int(s["pay_index"])
-        return f"acquiring market slot {slot + 1}: place a cube on slot {paid + 1}"
-    if phase == R.PHASE_DISCARD:
-        extra = int(s["caravan"][int(s["current_player"])].sum()) - R.CARAVAN_LIMIT
-        return f"return {extra} cube(s) down to {R.CARAVAN_LIMIT}"
-    return "-"
+    return S.pending_text(s)
 
 
 def _legend(c: Canvas, y) -> None:

@@ -580,7 +580,8 @@ def _card_list(types) -> str:
     return " ".join(D.MERCHANT_NAMES[t] for t in types) or "-"
 
 
-def _pending_text(s) -> str:
+def pending_text(s) -> str:
+    """The pending sub-decision of the player to act, in words ('-' for none)."""
     phase = int(s["phase"])
     t = int(s["pending_type"])
     if phase == R.PHASE_UPGRADE:
@@ -676,7 +677,7 @@ def render(states: np.ndarray, g: int, color: bool = False) -> str:
         points = " ".join(f"{D.POINT_NAMES[i]}({int(D.POINT_VALUE[i])})" for i in owned) or "-"
         lines.append(f"    points: {points}")
         lines.append(f"    coins:  {int(s['gold'][p])} gold, {int(s['silver'][p])} silver")
-    lines.append(f"Pending: {_pending_text(s)}")
+    lines.append(f"Pending: {pending_text(s)}")
     return "\n".join(lines)
 
 

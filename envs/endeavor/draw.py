@@ -167,17 +167,14 @@ def _city_card(c: Canvas, s, x, y, k: int, is_open: bool):
         _ability_text(int(D.CITY_ABILITY[city]), int(D.CITY_ABILITY_ARG[city])),
     ]
     governed = int(s["phase"]) == R.PH_ROLE and int(s["gov_slot"]) == k
-    c.card(
-        x,
-        y,
-        SLOT_W,
-        SLOT_H,
-        title=D.CITY_NAMES[city],
-        points=int(D.CITY_POINTS[city]),
-        lines=lines,
-        band="#e2dccd",
-        highlight=governed,
-        size=9,
+    _table_card(
+        c,
+        (x, y, SLOT_W, SLOT_H),
+        D.CITY_NAMES[city],
+        D.CITY_POINTS[city],
+        lines,
+        "#e2dccd",
+        governed,
     )
     good = int(D.CITY_GOOD[city])
     c.token(x + SLOT_W - 10, y + 8, 7, GOOD_FILL[good], label=GOOD_LABEL[good])
@@ -241,37 +238,34 @@ def _regions(c: Canvas, s, y) -> float:
 
 
 # ---- markets ---------------------------------------------------------------------------------
-def _empire_card(c: Canvas, x, y, e: int, w=170, h=70, highlight=False):
-    ability = _ability_text(int(D.EMPIRE_ABILITY[e]), int(D.EMPIRE_ABILITY_ARG[e]))
-    lines = [_plural(int(D.EMPIRE_VOTE_COST[e]), "vote"), _condition_text(e), ability]
+def _table_card(c: Canvas, box, name, points, lines, band, highlight=False) -> None:
+    """A city, empire or building card as its table row describes it: name, points, the body
+    lines and the kind's colour band."""
+    x, y, w, h = box
     c.card(
         x,
         y,
         w,
         h,
-        title=D.EMPIRE_NAMES[e],
-        points=int(D.EMPIRE_POINTS[e]),
+        title=name,
+        points=int(points),
         lines=lines,
-        band="#7b4fa0",
+        band=band,
         highlight=highlight,
         size=9,
     )
 
 
+def _empire_card(c: Canvas, x, y, e: int, w=170, h=70, highlight=False):
+    ability = _ability_text(int(D.EMPIRE_ABILITY[e]), int(D.EMPIRE_ABILITY_ARG[e]))
+    lines = [_plural(int(D.EMPIRE_VOTE_COST[e]), "vote"), _condition_text(e), ability]
+    _table_card(c, (x, y, w, h), D.EMPIRE_NAMES[e], D.EMPIRE_POINTS[e], lines, "#7b4fa0", highlight)
+
+
 def _building_card(c: Canvas, x, y, b: int, w=BOARD_W, h=BOARD_H):
     ability = _ability_text(int(D.BUILDING_ABILITY[b]), int(D.BUILDING_ABILITY_ARG[b]))
     lines = [f"{int(D.BUILDING_WORK_COST[b])} work", ability]
-    c.card(
-        x,
-        y,
-        w,
-        h,
-        title=D.BUILDING_NAMES[b],
-        points=int(D.BUILDING_POINTS[b]),
-        lines=lines,
-        band="#8c6d46",
-        size=9,
-    )
+    _table_card(c, (x, y, w, h), D.BUILDING_NAMES[b], D.BUILDING_POINTS[b], lines, "#8c6d46")
 
 
 def _market_row(c: Canvas, x0, y, w, title, cards, draw_card, card_w, deck_n) -> None:
