@@ -164,7 +164,8 @@ def recording_from_trajectories(path, game_index: int = 0) -> Recording:
     batch = mg.make_batch(meta["game"], slot + 1, meta["num_players"], seed=batch_seed)
     batch.reset()
     actions = actions_all[offsets[game_index] : offsets[game_index + 1]]
-    # Every slot steps together; the other slots take their first legal action.
+    # A slot's deal depends on its index, so the batch runs up to the slot; its game is then
+    # copied into a batch of one and played alone.
     one_game = mg.make_batch(meta["game"], 1, meta["num_players"], seed=batch_seed)
     one_game.reset()
     one_game.set_states(batch.get_states()[slot : slot + 1])
@@ -225,15 +226,11 @@ def score_chart(scores: np.ndarray, width: int = 420, height: int = 180) -> tupl
     c.text(left, height - 6, "0", size=10)
     for p in range(seats):
         colour = SEAT_COLOURS[p % len(SEAT_COLOURS)]
-        points = " ".join(f"{x_of(t):.1f},{y_of(v):.1f}" for t, v in enumerate(scores[:, p]))
-        c._parts.append(
-            f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>'
-        )
+        c.polyline([(x_of(t), y_of(v)) for t, v in enumerate(scores[:, p])], colour, width=2)
         c.text(left + 6 + 40 * p, top + 10, f"P{p}", size=11, fill=colour, bold=True)
-    svg = c.to_svg().replace("</svg>", "")
-    cursor = f'<line id="cursor" x1="{left}" x2="{left}" y1="{top}" y2="{height - bottom}" '
-    cursor += 'stroke="#d97706" stroke-width="2"/></svg>'
-    return svg + cursor, {"x": [round(x_of(t), 1) for t in range(steps)]}
+    # The cursor the page moves to the step shown (its id is the page script's handle).
+    c.line(left, top, left, height - bottom, stroke="#d97706", width=2, element_id="cursor")
+    return c.to_svg(), {"x": [round(x_of(t), 1) for t in range(steps)]}
 
 
 SEAT_COLOURS = ("#2b6cb0", "#c53030", "#2f855a", "#805ad5", "#b7791f")

@@ -74,10 +74,20 @@ class Canvas:
             attrs += f' stroke={_attr(stroke)} stroke-width="{_num(stroke_width)}"'
         self._parts.append(f"<circle {attrs}/>")
 
-    def line(self, x1, y1, x2, y2, stroke=INK, width=1):
+    def line(self, x1, y1, x2, y2, stroke=INK, width=1, element_id=None):
+        """A line; ``element_id`` names it for scripts (the replay chart's cursor)."""
+        named = f"id={_attr(element_id)} " if element_id else ""
         self._parts.append(
-            f'<line x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" '
+            f'<line {named}x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" '
             f'stroke={_attr(stroke)} stroke-width="{_num(width)}"/>'
+        )
+
+    def polyline(self, points, stroke=INK, width=1):
+        """An open line through ``points`` (x, y pairs), e.g. a chart's series."""
+        coords = " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
+        self._parts.append(
+            f'<polyline points="{coords}" fill="none" stroke={_attr(stroke)} '
+            f'stroke-width="{_num(width)}"/>'
         )
 
     def text(self, x, y, value, size=12, fill=INK, anchor="start", bold=False, italic=False):
