@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import time
 
 import numpy as np
 
@@ -232,11 +231,86 @@ def chunk_agents(agent_names, game: str, seed: int) -> list:
     return [make_agent(name, game, agent_seed(seed, k)) for k, name in enumerate(agent_names)]
 
 
-def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=None):
+class MatchProgress:
+    """The progress bar of a match or rollout: it moves at every step, not only when a game
+    ends. It counts steps (one per live game per step); its total is estimated from the mean
+    length of the games finished so far (the running games at least one step more), so the
+    ETA firms up as games end and is left blank before. The first step of each batch loads
+    the kernels (compiles them, if the cache is cold): it is shown as its own phase, and the
+    first one is kept out of the rate."""
+
+    def __init__(self, num_games: int, desc: str, enabled: bool = True, stream=None):
+        from tqdm import tqdm
+
+        self.num_games = num_games
+        self.desc = desc
+        self.steps = 0  # steps counted so far, over all games
+        self.live = 0  # games playing in the current batch, and the step they are at
+        self.at = 0
+        self.ended = 0
+        self.ended_steps = 0
+        self.truncated = 0
+        self.started = False
+        self.bar = tqdm(
+            total=None,
+            desc=desc,
+            unit="step",
+            unit_scale=True,
+            file=sys.stderr if stream is None else stream,
+            disable=not enabled,
+            leave=False,
+        )
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.close()
+
+    def batch_starting(self, game: str) -> None:
+        if not self.started:
+            self.bar.set_description_str(f"{self.desc} (loading {game} kernels)")
+
+    def step(self, live: int, step: int) -> None:
+        """``live`` games played step ``step`` of their batch."""
+        if not self.started:
+            self.started = True
+            self.bar.set_description_str(self.desc)
+            self.bar.reset(total=None)  # the loading time stays out of the rate and the ETA
+        self.steps += live
+        self.live, self.at = live, step
+        if self.ended:
+            self._estimate()
+        self.bar.set_postfix_str(
+            f"{self.ended}/{self.num_games} games, step {step}, {live} playing, "
+            f"{self.truncated} truncated",
+            refresh=False,
+        )
+        self.bar.update(live)
+
+    def games_ended(self, lengths: np.ndarray, truncated: int) -> None:
+        self.ended += lengths.size
+        self.ended_steps += int(lengths.sum())
+        self.truncated += truncated
+        self.live -= lengths.size
+        self._estimate()
+
+    def _estimate(self) -> None:
+        # The games still playing last at least one more step, the rest a mean game each.
+        mean = self.ended_steps / self.ended
+        unstarted = self.num_games - self.ended - self.live
+        estimate = self.steps + self.live * max(mean - self.at, 1) + unstarted * mean
+        self.bar.total = max(round(estimate), self.steps)
+
+
+def _play_chunk(game, num_players, agents, seats, seed, progress, record=None):
     """Play one game per slot of a batch; returns (winner seat, scores, lengths, truncated).
+    ``progress`` (a ``MatchProgress`` or None) hears of every step and every finished game.
     ``record(rows, players, actions, observations, masks)``, if given, sees every decision
     of a counted game before it is played (rows: slots of this batch)."""
     size = seats.shape[0]
+    if progress is not None:
+        progress.batch_starting(game)
     batch = make_batch(game, size, num_players, seed)
     obs = batch.reset()
     done = np.zeros(size, dtype=bool)
@@ -248,11 +322,7 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
     # Slots whose counted game is over still need legal actions until the chunk ends.
     filler_words = policy_words(seed, size)
     rows = np.arange(size)
-    # Games end only every few hundred steps, and a policy that loops until the step cap
-    # would freeze a per-game bar: note the step within the games about once a second.
-    live_bar = progress_bar is not None and not getattr(progress_bar, "disable", True)
-    clock = time.monotonic
-    step, next_note = 0, clock() + 1.0
+    step = 0
     while not done.all():
         random_legal_actions(batch.legal_mask, filler_words, actions)
         to_act = seats[rows, batch.current_player]
@@ -273,6 +343,9 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
             mask = batch.legal_mask
             record(live, batch.current_player[live], actions[live], obs[live], mask[live])
         obs, rewards, term, trunc = batch.step(actions)
+        step += 1  # every game of a chunk starts together: the live games are all at `step`
+        if progress is not None:
+            progress.step(size - int(done.sum()), step)
         ended = np.flatnonzero((term | trunc) & ~done)
         if ended.size:
             done[ended] = True
@@ -281,16 +354,17 @@ def _play_chunk(game, num_players, agents, seats, seed, progress_bar, record=Non
             scores[ended] = batch.final_scores[ended][:, :num_players]
             lengths[ended] = batch.final_lengths[ended]
             truncated[ended] = trunc[ended]
-            if progress_bar is not None:
-                progress_bar.update(ended.size)
-        step += 1  # every game of a chunk starts together: the live games are all at `step`
-        if live_bar and clock() >= next_note:
-            next_note = clock() + 1.0
-            playing = size - int(done.sum())
-            progress_bar.set_postfix_str(
-                f"step {step}, {playing} playing, {int(truncated.sum())} truncated"
-            )
+            if progress is not None:
+                progress.games_ended(lengths[ended], int(trunc[ended].sum()))
     return winner, scores, lengths, truncated
+
+
+def match_progress(num_games: int, desc: str, progress) -> MatchProgress:
+    """``progress`` itself if it is a ``MatchProgress`` (tests pass their own), else a new
+    one, shown on stderr if ``progress`` is true."""
+    if isinstance(progress, MatchProgress):
+        return progress
+    return MatchProgress(num_games, desc, enabled=bool(progress))
 
 
 def check_match(game: str, num_players: int, agent_names, num_games, seed) -> list:
@@ -323,9 +397,8 @@ def play_match(
     their ``name`` attribute or class name. Objects are used as they are (their own state and
     randomness carry over between calls); names are made fresh for each batch of
     ``max_batch`` games, seeded from that batch's seed (``match_chunks``), so results depend
-    on ``max_batch`` only for matches longer than one batch."""
-    from tqdm import tqdm
-
+    on ``max_batch`` only for matches longer than one batch. ``progress``: show a bar on
+    stderr, or a ``MatchProgress`` to report to."""
     agent_names = check_match(game, num_players, agent_names, num_games, seed)
     max_batch = check_int("max_batch", max_batch, 1, None)
     agents = chunk_agents(agent_names, game, seed)
@@ -336,15 +409,7 @@ def play_match(
     scores = np.empty((num_games, num_players), dtype=np.int64)
     lengths = np.empty(num_games, dtype=np.int64)
     truncated = np.empty(num_games, dtype=bool)
-    bar = tqdm(
-        total=num_games,
-        desc=f"{game} {' vs '.join(labels)}",
-        unit="game",
-        file=sys.stderr,
-        disable=not progress,
-        leave=False,
-    )
-    with bar:
+    with match_progress(num_games, f"{game} {' vs '.join(labels)}", progress) as bar:
         for c, (start, stop, c_seed) in enumerate(match_chunks(num_games, seed, max_batch)):
             if c > 0:
                 agents = chunk_agents(agent_names, game, c_seed)

@@ -180,34 +180,35 @@ def test_cli_reports_a_bad_model_path(tmp_path, capsys):
     assert "gone.zip" in err and "does not exist" in err
 
 
-class RecordingBar:
-    """A tqdm stand-in that records what play_match shows."""
+class RecordingProgress(evaluate.MatchProgress):
+    """A MatchProgress (bar hidden) that records what play_match reports to it."""
 
-    disable = False
-
-    def __init__(self):
+    def __init__(self, num_games):
+        super().__init__(num_games, "test", enabled=False)
         self.games = 0
         self.notes = []
 
-    def update(self, n):
-        self.games += n
+    def step(self, live, step):
+        super().step(live, step)
+        self.notes.append((step, live))
 
-    def set_postfix_str(self, text, refresh=True):
-        self.notes.append(text)
+    def games_ended(self, lengths, truncated):
+        super().games_ended(lengths, truncated)
+        self.games += lengths.size
 
 
-def test_progress_shows_the_step_within_games(monkeypatch):
-    """The bar notes the current step of the running games (about once a second), not only
-    finished games, so a match of long games never looks hung."""
-    ticks = iter(range(0, 10**9, 2))  # a clock that moves 2 s per reading: every step notes
-    monkeypatch.setattr(evaluate.time, "monotonic", lambda: next(ticks))
-    bar = RecordingBar()
+def test_progress_shows_the_step_within_games():
+    """The progress hears of every step of the running games, not only of finished games, so
+    a match of long games never looks hung."""
+    progress = RecordingProgress(3)
     agents = [make_agent("random", "century", 0), make_agent("random", "century", 1)]
     seats = evaluate.seat_table(3, 2, 2)
-    winner, scores, lengths, truncated = evaluate._play_chunk("century", 2, agents, seats, 0, bar)
-    assert bar.games == 3
-    steps = [int(note.split()[1].rstrip(",")) for note in bar.notes]
-    assert steps == list(range(1, len(steps) + 1))  # one note per step with this clock
+    winner, scores, lengths, truncated = evaluate._play_chunk(
+        "century", 2, agents, seats, 0, progress
+    )
+    assert progress.games == 3
+    steps = [step for step, _ in progress.notes]
+    assert steps == list(range(1, len(steps) + 1))  # one note per step
     assert len(steps) == lengths.max()  # until the longest game ended
-    assert bar.notes[0].endswith("3 playing, 0 truncated")
-    assert bar.notes[-1].endswith("0 playing, 0 truncated")
+    assert progress.notes[0] == (1, 3)  # all three games playing at the first step
+    assert progress.notes[-1][1] == int((lengths == lengths.max()).sum())
