@@ -135,6 +135,8 @@ def cmd_warmup(args) -> int:
 
 
 def cmd_arena(args) -> int:
+    from tqdm import tqdm
+
     import meeple_gym as mg
     from meeple_gym.baselines.evaluate import play_match
     from meeple_gym.core.warmup import ensure_warm
@@ -148,9 +150,19 @@ def cmd_arena(args) -> int:
         )
         batch = mg.make_batch(game, 1, players, seed=args.seed)
         batch.random_rollout(8)  # compile or load the kernel outside the timing
-        start = time.perf_counter()
-        out = batch.random_rollout(args.rollout_games)
-        elapsed = time.perf_counter() - start
+        # One call in the kernel, so nothing to count within it: the bar names the phase.
+        with tqdm(
+            total=args.rollout_games,
+            desc=f"{game} random self-play",
+            unit="game",
+            file=sys.stderr,
+            disable=args.json,
+            leave=False,
+        ) as bar:
+            start = time.perf_counter()
+            out = batch.random_rollout(args.rollout_games)
+            elapsed = time.perf_counter() - start
+            bar.update(args.rollout_games)
         rows.append(
             {
                 "game": game,
@@ -298,15 +310,19 @@ def cmd_rollout(args) -> int:
         _check_agents(args.game, seated, args.seed)
     _start_backend(args)
     ensure_warm([args.game], parts=("batch",) if args.agents else ("rollout",))
+    # Decisions are only kept to be written: without --out only their count is wanted, and
+    # with it they are streamed to the file (flat memory at any game count).
+    trajectories = args.trajectories or args.observations
     out = distributed.rollout(
         args.game,
         args.players,
         args.games,
         args.seed,
         agents=args.agents,
-        trajectories=args.trajectories or args.observations,
-        observations=args.observations,
+        trajectories=trajectories,
+        observations=args.observations and bool(args.out),
         progress=not args.json,
+        out=args.out,
         **_backend_kwargs(args),
     )
     meta = out["meta"]
@@ -325,7 +341,7 @@ def cmd_rollout(args) -> int:
     if "traj_offsets" in out:
         summary["decisions"] = int(out["traj_offsets"][-1])
     if args.out:
-        summary["out"] = distributed.save_rollout(out, args.out)
+        summary["out"] = str(args.out)
     if args.json:
         _print_json(summary)
         return 0

@@ -311,6 +311,8 @@ def rollout(
     shard_games: int | None = None,
     max_batch: int | None = None,
     progress: bool = False,
+    out: str | None = None,
+    chunk_decisions: int | None = None,
 ) -> dict:
     """Play ``num_games`` self-play games; per-game arrays and, optionally, every decision.
 
@@ -328,6 +330,12 @@ def rollout(
     ``truncated`` (G,), with agents also ``seat_agent`` (G, players) and the trajectory
     arrays (docs/distributed.md, "Trajectories"), and ``meta`` (a dict). The result is the
     same, bit for bit, on every backend and any number of workers.
+
+    ``out``: also write the result to this ``.npz`` (``save_rollout``'s file). Trajectories
+    on the local backend are then streamed to it as they are played
+    (``meeple_gym.rollout_stream``), ``chunk_decisions`` decisions at a time, so memory stays
+    flat at any game count; the returned dict then has ``traj_offsets`` but not the
+    decisions themselves (read them from the file).
     """
     import meeple_gym as mg
     from meeple_gym.baselines import evaluate
@@ -344,6 +352,12 @@ def rollout(
         shard_games = check_int("shard_games", shard_games, 1, None)
     if max_batch is not None:
         max_batch = check_int("max_batch", max_batch, 1, None)
+    if chunk_decisions is not None:
+        chunk_decisions = check_int("chunk_decisions", chunk_decisions, 1, None)
+    if out is not None:
+        from meeple_gym.core.files import check_output_path
+
+        check_output_path(out)  # before any game is played
     meta = {
         "format": FORMAT_VERSION,
         "game": game,
@@ -360,7 +374,7 @@ def rollout(
                 "trajectories are recorded for agent games; give agents (e.g. ['random']): "
                 "the in-kernel random rollout keeps no per-step record"
             )
-        out = _random_rollout(
+        result = _random_rollout(
             spec,
             game,
             num_players,
@@ -385,6 +399,22 @@ def rollout(
             connect(address, num_workers)  # no cluster: say so before compiling anything
             warm_for_ray(game, ("batch",), address, progress)
         seats = evaluate.seat_table(num_games, num_players, len(agents))
+        meta["agents"] = [evaluate.agent_label(a) for a in agents]
+        meta["max_batch"] = max_batch
+        if out is not None and trajectories and backend == "local":
+            return _stream_rollout(
+                out,
+                game,
+                num_players,
+                agents,
+                seats,
+                seed,
+                observations,
+                meta,
+                start_time,
+                chunk_decisions,
+                progress,
+            )
         jobs = [
             {
                 "game": game,
@@ -400,14 +430,51 @@ def rollout(
         parts = _run_with_progress(
             match_shard, jobs, backend, address, num_workers, num_games, f"{game} rollout", progress
         )
-        out = merge_shards(parts)
-        out["seat_agent"] = seats
-        meta["agents"] = [evaluate.agent_label(a) for a in agents]
-        meta["max_batch"] = max_batch
+        result = merge_shards(parts)
+        result["seat_agent"] = seats
     meta["backend"] = backend
     meta["seconds"] = time.perf_counter() - start_time
-    out["meta"] = meta
-    return out
+    result["meta"] = meta
+    if out is not None:
+        save_rollout(result, out)
+    return result
+
+
+def _stream_rollout(
+    path,
+    game,
+    num_players,
+    agents,
+    seats,
+    seed,
+    observations,
+    meta,
+    start_time,
+    chunk_decisions,
+    progress,
+):
+    """``rollout``'s agent games on this process, streamed to ``path``."""
+    from meeple_gym.baselines import evaluate
+    from meeple_gym.rollout_stream import DEFAULT_CHUNK_DECISIONS, stream_rollout
+
+    meta["backend"] = "local"
+    chunks = evaluate.match_chunks(seats.shape[0], seed, meta["max_batch"])
+
+    def finish_meta():
+        meta["seconds"] = time.perf_counter() - start_time
+        return meta
+
+    with evaluate.match_progress(seats.shape[0], f"{game} rollout", progress) as bar:
+        options = {
+            "chunk_decisions": chunk_decisions or DEFAULT_CHUNK_DECISIONS,
+            "meta": finish_meta,
+            "bar": bar,
+        }
+        result = stream_rollout(
+            path, game, num_players, agents, seats, chunks, observations, options
+        )
+    result["meta"] = meta
+    return result
 
 
 def _random_rollout(
@@ -459,10 +526,12 @@ def save_rollout(result: dict, path) -> str:
     return path
 
 
-def load_rollout(path) -> dict:
-    """A rollout file as a dict of arrays, with ``meta`` decoded."""
+def load_rollout(path, keys=None) -> dict:
+    """A rollout file as a dict of arrays, with ``meta`` decoded; only ``keys`` (those of
+    them the file has) if given, so a reader of actions does not load every observation."""
     with np.load(path, allow_pickle=False) as data:
-        out = {k: data[k] for k in data.files if k != "meta"}
+        wanted = data.files if keys is None else [k for k in data.files if k in keys]
+        out = {k: data[k] for k in wanted if k != "meta"}
         out["meta"] = json.loads(str(data["meta"])) if "meta" in data.files else {}
     return out
 

@@ -148,7 +148,8 @@ def recording_from_trajectories(path, game_index: int = 0) -> Recording:
     from meeple_gym.baselines.evaluate import MAX_BATCH, match_chunks
     from meeple_gym.distributed import load_rollout
 
-    data = load_rollout(path)
+    # Only what the rebuild reads: a file with observations can be far larger than memory.
+    data = load_rollout(path, keys=("traj_offsets", "traj_action"))
     meta = data["meta"]
     if "traj_offsets" not in data or "traj_action" not in data:
         raise OptionError(
