@@ -310,8 +310,8 @@ def cmd_rollout(args) -> int:
         _check_agents(args.game, seated, args.seed)
     _start_backend(args)
     ensure_warm([args.game], parts=("batch",) if args.agents else ("rollout",))
-    # Decisions are only kept to be written: without --out only their count is wanted, and
-    # with it they are streamed to the file (flat memory at any game count).
+    # Decisions are only kept to be written: with --out they are streamed to the file (flat
+    # memory at any game count); without it only their count is printed, one a step.
     trajectories = args.trajectories or args.observations
     out = distributed.rollout(
         args.game,
@@ -319,7 +319,7 @@ def cmd_rollout(args) -> int:
         args.games,
         args.seed,
         agents=args.agents,
-        trajectories=trajectories,
+        trajectories=trajectories and bool(args.out),
         observations=args.observations and bool(args.out),
         progress=not args.json,
         out=args.out,
@@ -338,8 +338,8 @@ def cmd_rollout(args) -> int:
         "draws": int(np.sum(winners == -1)),
         "steps": int(out["length"].sum()),
     }
-    if "traj_offsets" in out:
-        summary["decisions"] = int(out["traj_offsets"][-1])
+    if trajectories:
+        summary["decisions"] = summary["steps"]  # traj_offsets[-1], one decision a step
     if args.out:
         summary["out"] = str(args.out)
     if args.json:

@@ -4,6 +4,8 @@ moves at every step of a game, not only when games end."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from meeple_gym import distributed
@@ -60,10 +62,12 @@ def test_the_chunk_size_bounds_the_buffer(tmp_path):
 def test_cli_observations_file_is_replayed(tmp_path, capsys):
     path = tmp_path / "obs.npz"
     argv = ["rollout", "--games", "3", "--agents", *AGENTS, "--observations", "--seed", "2"]
-    assert main([*argv, "--out", str(path)]) == 0
-    assert str(path) in capsys.readouterr().out
+    assert main([*argv, "--out", str(path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["out"] == str(path)
     with np.load(path) as data:
         offsets, actions = data["traj_offsets"], data["traj_action"]
+        assert summary["decisions"] == offsets[-1]
         assert data["traj_observation"].shape[0] == offsets[-1]
         assert data["traj_mask"][np.arange(offsets[-1]), actions].all()  # legal when taken
     recording = recording_from_trajectories(path, 1)
