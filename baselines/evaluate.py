@@ -279,6 +279,8 @@ class MatchProgress:
             self.bar.reset(total=None)  # the loading time stays out of the rate and the ETA
         self.steps += live
         self.live, self.at = live, step
+        if self.bar.disable:  # counted all the same (callers and tests read the counts)
+            return
         if self.ended:
             self._estimate()
         self.bar.set_postfix_str(
