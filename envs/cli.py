@@ -524,8 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument(
         "--observations",
         action="store_true",
-        help="also record each decision's observation and legal mask (large; implies "
-        "--trajectories)",
+        help="also record each decision's observation and legal mask (large on disk, "
+        "streamed to --out in chunks so memory stays flat; implies --trajectories)",
     )
     ro.add_argument(
         "--out", metavar="FILE", type=_output_file, help="write the games to this .npz file"
