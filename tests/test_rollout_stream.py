@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from meeple_gym import distributed
 from meeple_gym.baselines import evaluate
@@ -100,3 +101,35 @@ def test_match_progress_moves_within_each_game():
     # One count per live game per step: all the steps of all the games.
     assert sum(steps) == progress.steps == round(result["mean_length"] * 4)
     assert progress.bar.total == progress.steps  # all games over: the estimate is exact
+
+
+class InterruptedAgent:
+    """Plays the first legal action, then is interrupted (as by Ctrl-C) on its 41st call."""
+
+    name = "interrupted"
+
+    def __init__(self):
+        self.calls = 0
+
+    def act_batch(self, observations, masks):
+        self.calls += 1
+        if self.calls > 40:
+            raise KeyboardInterrupt
+        return np.argmax(masks, axis=1)
+
+
+def test_an_interrupted_stream_leaves_no_file_and_no_scratch(tmp_path):
+    agent = InterruptedAgent()
+    with pytest.raises(KeyboardInterrupt):
+        distributed.rollout(
+            GAME,
+            2,
+            4,
+            agents=[agent, "random"],
+            trajectories=True,
+            observations=True,
+            out=str(tmp_path / "cut.npz"),
+            chunk_decisions=16,  # scratch files were written before the interruption
+        )
+    assert agent.calls > 40
+    assert list(tmp_path.iterdir()) == []
