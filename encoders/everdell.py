@@ -273,6 +273,20 @@ def _clip(x, cap):
 
 
 @kernel
+def _add_colors(s, q, out, at):
+    """``rules._color_count`` of the 5 colours into ``out[at:at + 5]`` (zero before) in one
+    pass over the city instead of five."""
+    if R._is_rugwort(s, q):
+        for t in range(NT):
+            out[at + np.int64(R.COLOR[t])] += s.rug_city[t]
+        return
+    for k in range(SLOTS):
+        t = s.city[q, k]
+        if t >= 0:
+            out[at + np.int64(R.COLOR[t])] += 1.0
+
+
+@kernel
 def _encode_workers(s, player, q, b, out):
     """Where seat q's workers stand: counts in q's block ``b``; workers on city cards go to
     the card's slot, by q's seat relative to ``player``."""
@@ -335,8 +349,7 @@ def _encode_player(s, player, q, b, out):
     for e in range(NE):
         events += s.event_owner[e] == q
     out[b + P_EVENTS] = events
-    for c in range(5):
-        out[b + P_COLORS + c] = R._color_count(s, q, c)
+    _add_colors(s, q, out, b + P_COLORS)
     if rugwort:
         # His blocking workers (solo): basic space, forest card, Journey.
         if s.rug_basic >= 0:
@@ -697,8 +710,7 @@ def _compact_player(s, player, q, b, out):
     for e in range(NE):
         events += s.event_owner[e] == q
     out[b + P_EVENTS - C_P_SHIFT] = events
-    for c in range(5):
-        out[b + P_COLORS - C_P_SHIFT + c] = R._color_count(s, q, c)
+    _add_colors(s, q, out, b + P_COLORS - C_P_SHIFT)
     if rugwort:
         if s.rug_basic >= 0:
             out[b + P_AT_BASIC - C_P_SHIFT + BASIC_INDEX[s.rug_basic]] += 1.0
