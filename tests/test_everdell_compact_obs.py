@@ -195,3 +195,11 @@ def test_bench_measures_the_compact_observation():
     assert r["runs"][0]["steps_per_s"] > 0
     args = build_parser().parse_args(["bench", "--game", "everdell", "--observation", "compact"])
     assert args.observation == "compact"
+
+
+def test_bench_refuses_an_observation_the_game_lacks(capsys):
+    from meeple_gym.cli import main
+
+    assert main(["bench", "--game", "century", "--observation", "compact"]) == 2
+    captured = capsys.readouterr()
+    assert "observation" in captured.err and captured.out == ""
