@@ -203,3 +203,27 @@ def test_bench_refuses_an_observation_the_game_lacks(capsys):
     assert main(["bench", "--game", "century", "--observation", "compact"]) == 2
     captured = capsys.readouterr()
     assert "observation" in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_heuristic_opponent_reads_the_full_observation(vector):
+    # The heuristic agent is a policy over the full vector: with observation="compact" the
+    # learner sees the compact one and the heuristic opponent still gets the full one.
+    kwargs = {"observation": "compact", "opponent": "heuristic"}
+    if vector:
+        env = gymnasium.make_vec(
+            "meeple_gym/Everdell-v0", num_envs=2, vectorization_mode="vector_entry_point", **kwargs
+        )
+    else:
+        env = gymnasium.make("meeple_gym/Everdell-v0", **kwargs)
+    obs, info = env.reset(seed=0)
+    for _ in range(40):
+        mask = info["action_mask"]
+        # (a vector row that just ended shows an all-zero mask; its action is not used)
+        first = [int(np.argmax(m)) for m in np.atleast_2d(mask)]
+        act = np.array(first) if vector else first[0]
+        obs, _, term, trunc, info = env.step(act)
+        assert obs.shape[-1] == enc.COMPACT_OBS_SIZE
+        if not vector and (term or trunc):
+            obs, info = env.reset()
+    env.close()
