@@ -122,6 +122,8 @@ The ``A_CITY`` / ``A_PLACE_CITY`` / ``A_PLAYER`` actions count seats relative to
 as the blocks here do, so the decider's observation lines up with its action indices.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 from numba import prange, types
 
@@ -271,6 +273,20 @@ def _clip(x, cap):
 
 
 @kernel
+def _add_colors(s, q, out, at):
+    """``rules._color_count`` of the 5 colours into ``out[at:at + 5]`` (zero before) in one
+    pass over the city instead of five."""
+    if R._is_rugwort(s, q):
+        for t in range(NT):
+            out[at + np.int64(R.COLOR[t])] += s.rug_city[t]
+        return
+    for k in range(SLOTS):
+        t = s.city[q, k]
+        if t >= 0:
+            out[at + np.int64(R.COLOR[t])] += 1.0
+
+
+@kernel
 def _encode_workers(s, player, q, b, out):
     """Where seat q's workers stand: counts in q's block ``b``; workers on city cards go to
     the card's slot, by q's seat relative to ``player``."""
@@ -333,8 +349,7 @@ def _encode_player(s, player, q, b, out):
     for e in range(NE):
         events += s.event_owner[e] == q
     out[b + P_EVENTS] = events
-    for c in range(5):
-        out[b + P_COLORS + c] = R._color_count(s, q, c)
+    _add_colors(s, q, out, b + P_COLORS)
     if rugwort:
         # His blocking workers (solo): basic space, forest card, Journey.
         if s.rug_basic >= 0:
@@ -543,3 +558,388 @@ def observation_space_bounds():
 OBS_LOW, OBS_HIGH = observation_space_bounds()
 OBS_LOW.setflags(write=False)
 OBS_HIGH.setflags(write=False)
+
+
+# ---- compact observation (``observation="compact"``) -----------------------------------------
+# The same information as the full vector in 1472 floats instead of 6935 (4.7x fewer bytes to
+# write per step): every one-hot becomes one categorical code (index + 1, 0 = none; the
+# pending decision kind and task kinds keep their own ids, 0 = none), a Meadow card or a
+# city card is its type code instead of 48 one-hot entries, and the rows that only said
+# "present" are implied by a code above 0. Counts, flags and caps are the full vector's, so
+# ``compact_from_full`` maps one to the other exactly (the test's slow reference). Codes are
+# categories, not magnitudes: embed them (or one-hot them in the model) rather than scale them.
+#
+# Player block i (seat ``(player + i) % seats``, as in the full vector), ``C_PLAYER_BLOCK``
+# (316) each: 0-5 present, Rugwort, decider, turn, went first, passed; 6 season code (season
+# + 1; 0 for Rugwort); 7 hand size; 8-11 resources; 12 point tokens; 13 score + SCORE_SHIFT;
+# 14-17 workers owned, available, placed for good, out; 18-44 workers on basic locations,
+# forest positions, Haven, Journey, events, Rugwort's Inn / Post Office (full rows 21-47);
+# 45 city spaces; 46-50 cards per colour; 51 events achieved; 52-315 city slots 0..21, 12
+# each: card type code, occupied, point tokens, Storehouse stock (4), prisoners, workers of
+# relative seats 0..3.
+#
+# Shared rows after the 4 blocks (``C_*`` offsets): Meadow 0..7 (type code, blocked); forest
+# positions 0..3 (forest code); dealt special events 0..3 (special code); event owners 0..19
+# (relative seat + 1); parked event points 0..19; deck, discard, tucked sizes; number of
+# players; game over; own hand (48 counts); revealed count and revealed cards 0..7 (type
+# codes; decider only); solo: Rugwort's city (48 counts), his card count, his year (1-3),
+# plays this turn; pending decision kind (``rules.PK_*``); top task: kind, subject code
+# (card, location or event id + 1), worker visit, card owner (relative seat + 1), stage,
+# count, min, max, resources to gain, 4 allowed kinds, 4 given; parent task: kind, subject
+# code; card being played: present, card code, origin code, payment method code, play
+# stage, cost (4), reductions left, Judge swap-away code.
+C_P_HEAD = P_SEASON  # 0-5 as in the full block
+C_P_SEASON = 6
+C_P_HAND_N = 7
+C_P_RESOURCES = 8
+C_P_TOKENS = 12
+C_P_SCORE = 13
+C_P_WORKERS = 14  # 14..51 are the full rows P_WORKERS..P_EVENTS, shifted by 3
+C_P_SHIFT = P_WORKERS - C_P_WORKERS
+C_P_CITY = P_CITY - C_P_SHIFT  # 52
+C_S_TYPE = 0
+C_S_OCCUPIED = 1
+C_S_TOKENS = 2
+C_S_STORE = 3
+C_S_JAIL = 7
+C_S_WORKERS = 8
+C_SLOT_BLOCK = C_S_WORKERS + MAXP  # 12
+C_PLAYER_BLOCK = C_P_CITY + SLOTS * C_SLOT_BLOCK
+C_MEADOW = MAXP * C_PLAYER_BLOCK
+C_FOREST = C_MEADOW + 2 * R.MEADOW
+C_SPECIALS = C_FOREST + R.MAX_FOREST
+C_EVENT_OWNER = C_SPECIALS + R.N_SPECIAL_DEALT
+C_EVENT_STORE = C_EVENT_OWNER + NE
+C_DECK_N = C_EVENT_STORE + NE
+C_DISCARD_N = C_DECK_N + 1
+C_TUCKED = C_DISCARD_N + 1
+C_NUM_PLAYERS = C_TUCKED + 1
+C_GAME_OVER = C_NUM_PLAYERS + 1
+C_HAND = C_GAME_OVER + 1
+C_REVEALED_N = C_HAND + NT
+C_REVEALED = C_REVEALED_N + 1
+C_RUG_CITY = C_REVEALED + N_REVEALED
+C_RUG_CARDS = C_RUG_CITY + NT
+C_RUG_YEAR = C_RUG_CARDS + 1
+C_PLAYS_THIS_TURN = C_RUG_YEAR + 1
+C_PEND_KIND = C_PLAYS_THIS_TURN + 1
+C_TOP_KIND = C_PEND_KIND + 1
+C_TOP_SUBJECT = C_TOP_KIND + 1
+C_TOP_VISIT = C_TOP_SUBJECT + 1
+C_TOP_OWNER = C_TOP_VISIT + 1
+C_TOP_STAGE = C_TOP_OWNER + 1
+C_TOP_COUNT = C_TOP_STAGE + 1
+C_TOP_MIN = C_TOP_COUNT + 1
+C_TOP_MAX = C_TOP_MIN + 1
+C_TOP_GAIN_LEFT = C_TOP_MAX + 1
+C_TOP_KINDS = C_TOP_GAIN_LEFT + 1
+C_TOP_GIVEN = C_TOP_KINDS + 4
+C_PARENT_KIND = C_TOP_GIVEN + 4
+C_PARENT_SUBJECT = C_PARENT_KIND + 1
+C_PLAY_PRESENT = C_PARENT_SUBJECT + 1
+C_PLAY_CARD = C_PLAY_PRESENT + 1
+C_PLAY_ORIGIN = C_PLAY_CARD + 1
+C_PLAY_METHOD = C_PLAY_ORIGIN + 1
+C_PLAY_STAGE = C_PLAY_METHOD + 1
+C_PLAY_COST = C_PLAY_STAGE + 1
+C_PLAY_REDUCTIONS = C_PLAY_COST + 4
+C_PLAY_JUDGE_FROM = C_PLAY_REDUCTIONS + 1
+COMPACT_OBS_SIZE = C_PLAY_JUDGE_FROM + 1  # 1472
+
+
+@kernel
+def _compact_workers(s, player, q, b, out):
+    """``_encode_workers`` in the compact layout (same counts, compact offsets)."""
+    rq = _rel(s, player, q)
+    for w in range(s.workers[q]):
+        loc = np.int64(s.wloc[q, w])
+        if loc == R.W_FREE:
+            out[b + P_FREE - C_P_SHIFT] += 1.0
+            continue
+        if s.wperm[q, w]:
+            out[b + P_PERMANENT - C_P_SHIFT] += 1.0
+        if loc == R.W_LIMBO:
+            out[b + P_LIMBO - C_P_SHIFT] += 1.0
+        elif loc == R.W_RUG_INN or loc == R.W_RUG_POST:
+            out[b + P_AT_RUGWORT - C_P_SHIFT + loc - R.W_RUG_INN] += 1.0
+        elif loc >= R.W_CITY:
+            owner = (loc - R.W_CITY) // 32
+            slot = (loc - R.W_CITY) % 32
+            ro = _rel(s, player, owner)
+            sb = ro * C_PLAYER_BLOCK + C_P_CITY + slot * C_SLOT_BLOCK
+            out[sb + C_S_WORKERS + rq] += 1.0
+        elif loc >= R.W_EVENT:
+            e = loc - R.W_EVENT
+            if e < R.N_BASIC_EVENTS:
+                out[b + P_AT_EVENT - C_P_SHIFT + e] += 1.0
+            else:
+                for j in range(R.N_SPECIAL_DEALT):
+                    if s.specials[j] == e:
+                        out[b + P_AT_EVENT - C_P_SHIFT + R.N_BASIC_EVENTS + j] += 1.0
+        elif loc == R.HAVEN:
+            out[b + P_AT_HAVEN - C_P_SHIFT] += 1.0
+        elif BASIC_INDEX[loc] >= 0:
+            out[b + P_AT_BASIC - C_P_SHIFT + BASIC_INDEX[loc]] += 1.0
+        elif JOURNEY_INDEX[loc] >= 0:
+            out[b + P_AT_JOURNEY - C_P_SHIFT + JOURNEY_INDEX[loc]] += 1.0
+        elif FOREST_INDEX[loc] >= 0:
+            for j in range(R.MAX_FOREST):
+                if s.forest[j] == loc:
+                    out[b + P_AT_FOREST - C_P_SHIFT + j] += 1.0
+
+
+@kernel
+def _compact_player(s, player, q, b, out):
+    out[b + P_PRESENT] = 1.0
+    rugwort = R._is_rugwort(s, q)
+    out[b + P_RUGWORT] = 1.0 if rugwort else 0.0
+    over = s.terminated == 1 or s.truncated == 1
+    out[b + P_DECIDER] = 1.0 if not over and s.current_player == q else 0.0
+    out[b + P_TURN] = 1.0 if not over and s.turn_player == q else 0.0
+    out[b + P_FIRST] = 1.0 if s.first_player == q else 0.0
+    out[b + P_PASSED] = s.passed[q]
+    if not rugwort:
+        out[b + C_P_SEASON] = s.season[q] + 1
+    out[b + C_P_HAND_N] = s.hand_n[q]
+    for r in range(4):
+        out[b + C_P_RESOURCES + r] = _clip(s.resources[q, r], RESOURCE_CAP)
+    out[b + C_P_TOKENS] = _clip(s.tokens[q], TOKEN_CAP)
+    out[b + C_P_SCORE] = _clip(R.score_of(s, q) + SCORE_SHIFT, SCORE_CAP)
+    out[b + C_P_WORKERS] = s.workers[q]
+    events = 0
+    for e in range(NE):
+        events += s.event_owner[e] == q
+    out[b + P_EVENTS - C_P_SHIFT] = events
+    _add_colors(s, q, out, b + P_COLORS - C_P_SHIFT)
+    if rugwort:
+        if s.rug_basic >= 0:
+            out[b + P_AT_BASIC - C_P_SHIFT + BASIC_INDEX[s.rug_basic]] += 1.0
+        if s.rug_forest >= 0:
+            out[b + P_AT_FOREST - C_P_SHIFT + np.int64(s.rug_forest)] += 1.0
+        if s.rug_journey >= 0:
+            out[b + P_AT_JOURNEY - C_P_SHIFT + JOURNEY_INDEX[s.rug_journey]] += 1.0
+        return
+    out[b + P_SPACES - C_P_SHIFT] = R._spaces_used(s, q, -1)
+    _compact_workers(s, player, q, b, out)
+    for k in range(SLOTS):
+        t = np.int64(s.city[q, k])
+        if t < 0:
+            continue
+        sb = b + C_P_CITY + k * C_SLOT_BLOCK
+        out[sb + C_S_TYPE] = t + 1
+        out[sb + C_S_OCCUPIED] = s.city_occupied[q, k]
+        out[sb + C_S_TOKENS] = _clip(s.city_tokens[q, k], TOKEN_CAP)
+        for r in range(4):
+            out[sb + C_S_STORE + r] = _clip(s.city_store[q, k, r], RESOURCE_CAP)
+        out[sb + C_S_JAIL] = (s.city_jail[q, k, 0] >= 0) + (s.city_jail[q, k, 1] >= 0)
+
+
+@kernel
+def _compact_subject(s, f):
+    """Code of task frame ``f``'s card, location or event (id + 1; 0: another kind)."""
+    kind = s.fr_kind[f]
+    if kind == R.T_PLAY or kind == R.T_CARD or kind == R.T_LOCATION or kind == R.T_EVENT:
+        return np.int64(s.fr_a[f]) + 1
+    return 0
+
+
+@kernel
+def _compact_pending(s, player, out):
+    out[C_PEND_KIND] = s.pend_kind
+    if s.depth <= 0:
+        return
+    f = s.depth - 1
+    kind = np.int64(s.fr_kind[f])
+    out[C_TOP_KIND] = kind
+    out[C_TOP_SUBJECT] = _compact_subject(s, f)
+    if kind == R.T_CARD:
+        out[C_TOP_VISIT] = 1.0 if s.fr_b[f] == 1 else 0.0
+        out[C_TOP_OWNER] = _rel(s, player, s.fr_c[f]) + 1
+    out[C_TOP_STAGE] = s.fr_stage[f]
+    out[C_TOP_COUNT] = _clip(s.fr_n[f], R.HAND_LIMIT)
+    if kind == R.T_DISCARD or kind == R.T_GIVE_RESOURCES:
+        out[C_TOP_MIN] = s.fr_a[f]
+        out[C_TOP_MAX] = s.fr_b[f]
+    if kind == R.T_GAIN:
+        out[C_TOP_GAIN_LEFT] = _clip(s.fr_a[f], RESOURCE_CAP)
+    if kind == R.T_GAIN or kind == R.T_GIVE_RESOURCES:
+        bits = s.fr_b[f] if kind == R.T_GAIN else s.fr_c[f]
+        for r in range(4):
+            out[C_TOP_KINDS + r] = (bits >> r) & 1
+    if kind == R.T_GIVE_RESOURCES:
+        for r in range(4):
+            out[C_TOP_GIVEN + r] = s.fr_cost[f, r]
+    if f >= 1:
+        out[C_PARENT_KIND] = s.fr_kind[f - 1]
+        out[C_PARENT_SUBJECT] = _compact_subject(s, f - 1)
+    for g in range(f, -1, -1):
+        if s.fr_kind[g] != R.T_PLAY:
+            continue
+        out[C_PLAY_PRESENT] = 1.0
+        out[C_PLAY_CARD] = np.int64(s.fr_a[g]) + 1
+        out[C_PLAY_ORIGIN] = np.int64(s.fr_b[g]) + 1
+        stage = s.fr_stage[g]
+        out[C_PLAY_STAGE] = stage
+        if stage > R.PS_PAY and s.fr_b[g] != R.O_FREE:
+            if s.fr_b[g] == R.O_HAND or s.fr_b[g] == R.O_MEADOW:
+                out[C_PLAY_METHOD] = np.int64(s.fr_c[g]) + 1
+            if stage < R.PS_SHEPHERD:
+                for r in range(4):
+                    out[C_PLAY_COST + r] = s.fr_cost[g, r]
+        if stage == R.PS_REDUCE:
+            out[C_PLAY_REDUCTIONS] = s.fr_n[g]
+        if stage == R.PS_JUDGE_TO:
+            out[C_PLAY_JUDGE_FROM] = np.int64(s.fr_d[g]) + 1
+        break
+
+
+# A plain kernel, not a standalone one: it compiles only for a batch that asks for it.
+@kernel
+def encode_compact_into(states, g, player, out):
+    """The compact observation of ``player`` in game ``g`` into ``out`` (COMPACT_OBS_SIZE)."""
+    s = states[g]
+    out[:] = 0.0
+    seats = np.int64(s.seats)
+    for i in range(seats):
+        _compact_player(s, player, (player + i) % seats, i * C_PLAYER_BLOCK, out)
+    solo = s.num_players == 1
+    for i in range(R.MEADOW):
+        t = np.int64(s.meadow[i])
+        if t >= 0:
+            out[C_MEADOW + 2 * i] = t + 1
+        if solo and (s.rug_meadow >> i) & 1:
+            out[C_MEADOW + 2 * i + 1] = 1.0
+    for j in range(R.MAX_FOREST):
+        loc = np.int64(s.forest[j])
+        if loc >= 0:
+            out[C_FOREST + j] = FOREST_INDEX[loc] + 1
+    for j in range(R.N_SPECIAL_DEALT):
+        out[C_SPECIALS + j] = SPECIAL_INDEX[s.specials[j]] + 1
+    for e in range(NE):
+        owner = s.event_owner[e]
+        if owner >= 0:
+            out[C_EVENT_OWNER + e] = _rel(s, player, owner) + 1
+        out[C_EVENT_STORE + e] = _clip(s.event_store[e], EVENT_POINTS_CAP)
+    out[C_DECK_N] = s.deck_n
+    out[C_DISCARD_N] = s.discard_n
+    out[C_TUCKED] = s.tucked
+    out[C_NUM_PLAYERS] = s.num_players
+    over = s.terminated == 1 or s.truncated == 1
+    out[C_GAME_OVER] = 1.0 if over else 0.0
+    if not (solo and player == R.RUGWORT):
+        for t in range(NT):
+            out[C_HAND + t] = s.hand[player, t]
+    if not over and s.current_player == player:
+        n = min(s.revealed_n, N_REVEALED)
+        out[C_REVEALED_N] = n
+        for i in range(n):
+            out[C_REVEALED + i] = np.int64(s.revealed[i]) + 1
+    if solo:
+        total = 0
+        for t in range(NT):
+            out[C_RUG_CITY + t] = s.rug_city[t]
+            total += s.rug_city[t]
+        out[C_RUG_CARDS] = total
+        out[C_RUG_YEAR] = s.rug_year
+        out[C_PLAYS_THIS_TURN] = _clip(s.plays_this_turn, PLAYS_CAP)
+    if not over:
+        _compact_pending(s, player, out)
+    else:
+        out[C_PEND_KIND] = R.PK_NONE
+
+
+@parallel_kernel
+def encode_compact_batch(states, players, out):
+    """``out[g]`` = compact observation of ``players[g]`` in game ``g``, for every game."""
+    for g in prange(states.shape[0]):
+        encode_compact_into(states, g, players[g], out[g])
+
+
+def _first_code(v) -> int:
+    """The one-hot ``v`` as a code: index + 1 of its set entry, 0 if none is set."""
+    nz = np.flatnonzero(v)
+    return int(nz[0]) + 1 if nz.size else 0
+
+
+def _compact_map(full, code) -> np.ndarray:
+    """The compact layout built from the full vector ``full``; ``code(one_hot)`` turns each
+    one-hot into its entry (``_first_code`` for observations, its length for the bounds)."""
+    c = np.zeros(COMPACT_OBS_SIZE, np.float32)
+    for i in range(MAXP):
+        b, fb = i * C_PLAYER_BLOCK, i * PLAYER_BLOCK
+        c[b : b + C_P_HEAD] = full[fb : fb + P_SEASON]
+        c[b + C_P_SEASON] = code(full[fb + P_SEASON : fb + P_HAND_N])
+        c[b + C_P_HAND_N : b + C_P_WORKERS] = full[fb + P_HAND_N : fb + P_WORKERS]
+        c[b + C_P_WORKERS : b + C_P_CITY] = full[fb + P_WORKERS : fb + P_CITY]
+        for k in range(SLOTS):
+            sb, fsb = b + C_P_CITY + k * C_SLOT_BLOCK, fb + P_CITY + k * SLOT_BLOCK
+            c[sb + C_S_TYPE] = code(full[fsb + S_TYPE : fsb + S_PRESENT])
+            c[sb + C_S_OCCUPIED : sb + C_SLOT_BLOCK] = full[fsb + S_OCCUPIED : fsb + SLOT_BLOCK]
+    for i in range(R.MEADOW):
+        mb = MEADOW + i * MEADOW_BLOCK
+        c[C_MEADOW + 2 * i] = code(full[mb + M_TYPE : mb + M_PRESENT])
+        c[C_MEADOW + 2 * i + 1] = full[mb + M_BLOCKED]
+    for j in range(R.MAX_FOREST):
+        c[C_FOREST + j] = code(
+            full[FOREST + j * N_FOREST_TYPES : FOREST + (j + 1) * N_FOREST_TYPES]
+        )
+    for j in range(R.N_SPECIAL_DEALT):
+        c[C_SPECIALS + j] = code(full[SPECIALS + j * N_SPECIALS : SPECIALS + (j + 1) * N_SPECIALS])
+    for e in range(NE):
+        c[C_EVENT_OWNER + e] = code(full[EVENT_OWNER + e * MAXP : EVENT_OWNER + (e + 1) * MAXP])
+    c[C_EVENT_STORE : C_EVENT_STORE + NE] = full[EVENT_STORE : EVENT_STORE + NE]
+    c[C_DECK_N:C_NUM_PLAYERS] = full[DECK_N:NUM_PLAYERS_ONEHOT]
+    c[C_NUM_PLAYERS] = code(full[NUM_PLAYERS_ONEHOT:GAME_OVER])
+    c[C_GAME_OVER] = full[GAME_OVER]
+    c[C_HAND : C_HAND + NT] = full[HAND : HAND + NT]
+    c[C_REVEALED_N] = full[REVEALED_N]
+    for i in range(N_REVEALED):
+        c[C_REVEALED + i] = code(full[REVEALED + i * NT : REVEALED + (i + 1) * NT])
+    c[C_RUG_CITY:C_RUG_YEAR] = full[RUG_CITY:RUG_YEAR]
+    c[C_RUG_YEAR] = code(full[RUG_YEAR:PLAYS_THIS_TURN])
+    c[C_PLAYS_THIS_TURN] = full[PLAYS_THIS_TURN]
+
+    def kind(v):  # the kind ids themselves (0 = none)
+        return max(code(v) - 1, 0)
+
+    def subject(card, loc, event):
+        return max(
+            code(full[card : card + NT]), code(full[loc : loc + NL]), code(full[event : event + NE])
+        )
+
+    c[C_PEND_KIND] = kind(full[PEND_KIND:TOP_KIND])
+    c[C_TOP_KIND] = kind(full[TOP_KIND:TOP_CARD])
+    c[C_TOP_SUBJECT] = subject(TOP_CARD, TOP_LOCATION, TOP_EVENT)
+    c[C_TOP_VISIT] = full[TOP_VISIT]
+    c[C_TOP_OWNER] = code(full[TOP_OWNER:TOP_STAGE])
+    c[C_TOP_STAGE:C_PARENT_KIND] = full[TOP_STAGE:PARENT_KIND]
+    c[C_PARENT_KIND] = kind(full[PARENT_KIND:PARENT_CARD])
+    c[C_PARENT_SUBJECT] = subject(PARENT_CARD, PARENT_LOCATION, PARENT_EVENT)
+    c[C_PLAY_PRESENT] = full[PLAY_PRESENT]
+    c[C_PLAY_CARD] = code(full[PLAY_CARD:PLAY_ORIGIN])
+    c[C_PLAY_ORIGIN] = code(full[PLAY_ORIGIN:PLAY_METHOD])
+    c[C_PLAY_METHOD] = code(full[PLAY_METHOD:PLAY_STAGE])
+    c[C_PLAY_STAGE:C_PLAY_JUDGE_FROM] = full[PLAY_STAGE:PLAY_JUDGE_FROM]
+    c[C_PLAY_JUDGE_FROM] = code(full[PLAY_JUDGE_FROM:OBS_SIZE])
+    return c
+
+
+def compact_from_full(full) -> np.ndarray:
+    """The compact observation that goes with the full observation ``full``: the slow
+    reference the compact kernel is tested against (the two carry the same information)."""
+    return _compact_map(np.asarray(full, np.float32), _first_code)
+
+
+# Bounds of the compact vector: the full vector's caps, and each code's largest value.
+COMPACT_OBS_HIGH = _compact_map(OBS_HIGH, len)
+COMPACT_OBS_LOW = np.zeros(COMPACT_OBS_SIZE, np.float32)
+COMPACT_OBS_HIGH.setflags(write=False)
+COMPACT_OBS_LOW.setflags(write=False)
+
+# ``GameSpec.observations["compact"]`` (envs/everdell/spec.py): what the compact spec reads.
+COMPACT = SimpleNamespace(
+    OBS_SIZE=COMPACT_OBS_SIZE,
+    OBS_HIGH=COMPACT_OBS_HIGH,
+    encode_into=encode_compact_into,
+    encode_batch=encode_compact_batch,
+)

@@ -157,9 +157,12 @@ def _best(runs: list[dict]) -> dict:
     }
 
 
-def _batch_random_step(game: str, size: int, num_players: int, seed: int):
+def _batch_random_step(
+    game: str, size: int, num_players: int, seed: int, observation: str | None = None
+):
     """One random step of every game of a fresh ``copy=False`` batch, as a callable."""
-    batch = mg.make_batch(game, size, num_players, seed, copy=False)
+    extra = {} if observation is None else {"observation": observation}
+    batch = mg.make_batch(game, size, num_players, seed, copy=False, **extra)
     batch.reset()
     words = policy_words(seed, size)
     actions = np.empty(size, dtype=np.int64)
@@ -178,17 +181,19 @@ def batched_step(
     threads=(1, 2),
     seconds: float = 0.8,
     seed: int = 0,
+    observation: str | None = None,
 ) -> dict:
     """Random self-play steps/s through ``BatchEnv.step`` (one step = one action per game).
 
     Each step includes the action check, the rules kernel, auto-reset, new masks and the
     observation encoding of every game. The batch hands back its buffers (``copy=False``),
     as a training loop that consumes each step's arrays at once would use it.
+    ``observation``: the observation encoded (``make_batch``'s keyword; None: the full one).
     """
     batch_sizes = _check_batches(game, num_players, batch_sizes, threads, seconds, seed)
 
     def make_step(size):
-        return _batch_random_step(game, size, num_players, seed)
+        return _batch_random_step(game, size, num_players, seed, observation)
 
     runs = _step_runs(make_step, batch_sizes, threads, seconds)
     return {"num_players": num_players, "runs": runs, **_best(runs)}
@@ -551,9 +556,11 @@ def run_all(
     quick: bool = False,
     include_startup: bool = True,
     log=None,
+    observation: str | None = None,
 ) -> dict:
-    """Every measurement for ``game``; ``log(msg)`` (e.g. ``print`` to stderr) reports progress."""
-    spec = mg.get_spec(game)
+    """Every measurement for ``game``; ``log(msg)`` (e.g. ``print`` to stderr) reports progress.
+    ``observation`` (e.g. "compact"): the observation ``batched_step`` encodes."""
+    spec = mg.get_spec(game, observation)
     log = log or (lambda msg: None)
     sizes = [b for b in BATCH_SIZES if not quick or b <= QUICK_MAX_BATCH]
     scale = 0.3 if quick else 1.0
@@ -565,12 +572,15 @@ def run_all(
         "state_bytes_per_game": int(spec.state_dtype.itemsize),
         "num_actions": spec.num_actions,
         "obs_size": spec.obs_size,
+        "observation": spec.observation,
     }
     if include_startup:
         log("start-up: cold compile and warm start in fresh processes")
         result["startup"] = startup(game)
     log("batched random self-play through BatchEnv.step")
-    result["batched_step"] = batched_step(game, batch_sizes=sizes, seconds=0.8 * scale)
+    result["batched_step"] = batched_step(
+        game, batch_sizes=sizes, seconds=0.8 * scale, observation=observation
+    )
     log("the same through the rules kernel alone (no checks, no observations)")
     result["kernel_step"] = kernel_step(game, seconds=0.5 * scale)
     log("Gymnasium vector env (random opponent) against BatchEnv.step, batch 1024")
@@ -595,7 +605,8 @@ def format_summary(result: dict) -> str:
         f"meeple bench: {result['game']}{' (quick)' if result['quick'] else ''}  "
         f"[{result['machine']['cpu_count']} CPUs, numba {result['machine']['numba']}]",
         f"state: {result['state_bytes_per_game']:,} bytes per game; "
-        f"{result['num_actions']} actions; observation {result['obs_size']} floats",
+        f"{result['num_actions']} actions; observation {result['obs_size']} floats"
+        f" ({result.get('observation', 'full')})",
     ]
     if result.get("startup"):
         s = result["startup"]

@@ -365,7 +365,7 @@ def cmd_bench(args) -> int:
     from meeple_gym import bench
     from meeple_gym.core.warmup import ensure_warm
 
-    mg.get_spec(args.game)  # fail fast on an unknown game
+    mg.get_spec(args.game, args.observation)  # fail fast on an unknown game or observation
     plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
     if plot_path:
         check_plot_path(plot_path)  # the default beside --out too, before the measurements
@@ -376,7 +376,7 @@ def cmd_bench(args) -> int:
     def log(msg):
         print(f"[bench] {msg}", file=sys.stderr, flush=True)
 
-    result = bench.run_all(args.game, quick=args.quick, log=log)
+    result = bench.run_all(args.game, quick=args.quick, log=log, observation=args.observation)
     if args.out:
         with atomic_write(args.out, "w") as f:
             json.dump(result, f, indent=2)
@@ -476,6 +476,11 @@ def build_parser() -> argparse.ArgumentParser:
     be = sub.add_parser("bench", help="measure throughput and start-up time")
     be.add_argument("--game", default="century", help=game_help)
     be.add_argument("--quick", action="store_true", help="smaller batches and shorter runs")
+    be.add_argument(
+        "--observation",
+        default=None,
+        help='the observation the batched steps encode (e.g. "compact"; default: the full one)',
+    )
     be.add_argument("--json", action="store_true", help="print JSON instead of a summary")
     be.add_argument(
         "--out", metavar="FILE", type=_output_file, help="also write the JSON result to FILE"

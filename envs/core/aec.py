@@ -97,6 +97,7 @@ class MeepleAECEnv(AECEnv):
         self.illegal_action = _check_mode("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.observation_mode = _check_mode("observation_mode", observation_mode, OBSERVATION_MODES)
         self._flat = observation_mode == "flat"
+        spec = spec.with_observation(options.get("observation"))  # the encoder asked for
         self.spec = spec
         self.options = options
         self._options_code = spec.options_code({**spec.options, **options}, num_players)

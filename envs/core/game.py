@@ -63,6 +63,8 @@ seed)`` (envs/core/batch.py: a determinized copy of the batch's records).
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +73,9 @@ import numpy as np
 
 from meeple_gym.core.errors import OptionError, PlayerCountError
 from meeple_gym.core.options import is_int, short_repr
+
+# The keyword every entry point accepts next to the game options: which observation to encode.
+OBSERVATION_KEYWORD = "observation"
 
 REQUIRED_FIELDS = (
     "num_players",
@@ -153,6 +158,13 @@ class GameSpec:
     # the game has no pictures (``render_mode="rgb_array"`` is refused).
     draw: Callable | None = None
     scores_now: Callable | None = None
+    # Alternative observations (the ``observation=<name>`` keyword of ``make``, ``make_batch``
+    # and the Gymnasium envs): name -> "module:attr" of a namespace with ``OBS_SIZE``,
+    # ``OBS_HIGH``, ``encode_into`` and ``encode_batch`` (same signatures as above), imported
+    # only when asked for. "full" (the fields above) is every game's default.
+    observations: dict = field(default_factory=dict)
+    # The observation this spec encodes ("full", or a key of ``observations``).
+    observation: str = "full"
 
     @classmethod
     def from_modules(
@@ -217,6 +229,42 @@ class GameSpec:
             raise TypeError(f"{self.name}: state dtype lacks fields {missing}")
         if not self.title:
             object.__setattr__(self, "title", default_title(self.name))
+        if self.observation == "full":
+            # One spec per observation, shared by all (identity stays stable for caches).
+            object.__setattr__(self, "_variants", {"full": self})
+
+    def observation_names(self) -> tuple[str, ...]:
+        return ("full", *self.observations)
+
+    def check_observation(self, name) -> str:
+        """``name`` if this game has that observation (None: "full"), else ``OptionError``."""
+        if name is None:
+            return "full"
+        if not isinstance(name, str) or name not in self.observation_names():
+            raise OptionError(
+                f"{self.name}: observation must be one of {self.observation_names()}, "
+                f"got {short_repr(name)}"
+            )
+        return name
+
+    def with_observation(self, name=None) -> GameSpec:
+        """This game's spec encoding observation ``name`` (None: "full")."""
+        name = self.check_observation(name)
+        variants = self._variants
+        if name not in variants:
+            module, attr = self.observations[name].split(":")
+            enc = getattr(importlib.import_module(module), attr)
+            variant = dataclasses.replace(
+                self,
+                obs_size=int(enc.OBS_SIZE),
+                obs_high=enc.OBS_HIGH,
+                encode_into=enc.encode_into,
+                encode_batch=enc.encode_batch,
+                observation=name,
+            )
+            object.__setattr__(variant, "_variants", variants)
+            variants[name] = variant
+        return variants[name]
 
     @property
     def gym_id(self) -> str:
@@ -226,6 +274,8 @@ class GameSpec:
     def options_code(self, options: dict, num_players: int) -> np.int64:
         if self.encode_options is None:
             return np.int64(0)
+        # ``observation`` picks the encoder, not the game: the kernels never see it.
+        options = {k: v for k, v in options.items() if k != OBSERVATION_KEYWORD}
         return np.int64(self.encode_options(options, num_players))
 
     def seats(self, num_players: int) -> int:
@@ -249,7 +299,8 @@ class GameSpec:
 
     def check_options(self, options: dict, num_players: int) -> dict:
         """The defaults updated with ``options``, checked; ``OptionError`` names a bad one."""
-        unknown = sorted(set(options) - set(self.options))
+        self.check_observation(options.get(OBSERVATION_KEYWORD))
+        unknown = sorted(set(options) - set(self.options) - {OBSERVATION_KEYWORD})
         if unknown:
             known = ", ".join(sorted(self.options)) or "none"
             # Worded as Python words it: libraries retry without a keyword whose TypeError says

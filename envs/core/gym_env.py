@@ -269,7 +269,8 @@ class SingleAgentEnv(Env):
                 if isinstance(policy, _SearchPolicy):
                     action = policy.act_in(raw, who)
                 else:
-                    action = check_agent_action(policy(raw.observe(actor)), raw._mask, who)
+                    view = self._opponent_view(actor, policy)
+                    action = check_agent_action(policy(view), raw._mask, who)
             except BaseException as exc:
                 # A failing opponent ends the episode: every later step raises until reset,
                 # so the learner never moves in the opponent's turn.
@@ -285,6 +286,20 @@ class SingleAgentEnv(Env):
             self._mask[:] = 0
         else:
             self._mask[:] = raw.observe(self._agent)["action_mask"]
+
+    def _opponent_view(self, actor, policy):
+        """``observe(actor)``, with the full observation for an agent built on it (the
+        heuristics declare ``obs_size``) when the env encodes another (``observation=``)."""
+        raw = self._raw
+        view = raw.observe(actor)
+        spec = raw.spec
+        agent = getattr(policy, "__self__", None)
+        if getattr(agent, "obs_size", spec.obs_size) == spec.obs_size:
+            return view
+        full = spec.with_observation("full")
+        obs = np.empty(full.obs_size, dtype=np.float32)
+        full.encode_into(raw._states, 0, raw.agent_name_mapping[actor], obs)
+        return {**view, "observation": obs}
 
     def _observe(self):
         vector = self._raw.observe(self._agent)["observation"]

@@ -110,7 +110,9 @@ def available_games() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_spec(name: str) -> GameSpec:
+def get_spec(name: str, observation: str | None = None) -> GameSpec:
+    """The spec of game ``name``; ``observation`` (e.g. "compact") picks one of its other
+    observations (``GameSpec.observations``), None the full one."""
     if not isinstance(name, str):
         raise UnknownGameError(f"game name must be a str, got {type(name).__name__}")
     if name not in _REGISTRY:
@@ -125,11 +127,15 @@ def get_spec(name: str) -> GameSpec:
                 f"as {name!r} titled {_TITLES[name]!r}"
             )
         _LOADED[name] = spec
+    if observation is not None:
+        return _LOADED[name].with_observation(observation)
     return _LOADED[name]
 
 
 def _reduce_spec(spec: GameSpec):
     # Pickle by name: the kernels are module-level dispatchers, found again on load.
+    if spec.observation != "full":
+        return (get_spec, (spec.name, spec.observation))
     return (get_spec, (spec.name,))
 
 
@@ -147,7 +153,8 @@ def check_options(spec: GameSpec, options: dict, num_players: int) -> dict:
 def make(name: str, num_players: int | None = None, render_mode: str | None = None, **options):
     """A PettingZoo AEC env for ``name`` (wrapped like PettingZoo's classic envs).
     ``illegal_action`` and ``observation_mode`` configure the env (``meeple_gym.core.aec``);
-    every other keyword is a game option."""
+    ``observation`` picks the observation ("full", the default, or one the game adds, e.g.
+    Everdell's "compact"); every other keyword is a game option."""
     from meeple_gym.core.aec import env as make_env
     from meeple_gym.core.aec import split_env_keywords
 
@@ -176,13 +183,14 @@ def make_batch(
     """A batch of ``batch_size`` games stepped together in Numba (see ``meeple_gym.core.batch``).
 
     ``copy=False``: ``reset``/``step`` return read-only views of the batch's buffers (no copy
-    per step; the next step overwrites them) instead of fresh arrays."""
+    per step; the next step overwrites them) instead of fresh arrays. ``observation`` picks
+    the observation as for ``make``."""
     from meeple_gym.core.batch import BatchEnv
 
     spec = get_spec(name)
     if num_players is None:
         num_players = spec.default_players
     num_players = spec.check_num_players(num_players)
-    return BatchEnv(
-        spec, batch_size, num_players, seed, copy, **spec.check_options(options, num_players)
-    )
+    options = spec.check_options(options, num_players)
+    spec = spec.with_observation(options.get("observation"))
+    return BatchEnv(spec, batch_size, num_players, seed, copy, **options)

@@ -499,8 +499,11 @@ class BatchVectorEnv(VectorEnv):
         if search is not None:  # a search agent (ISMCTS) determinizes the records itself
             return check_agent_action(search(batch._states[rows]), masks, who)
         players = batch._states["current_player"][rows].astype(np.int64)
-        obs = np.zeros((rows.size, batch.spec.obs_size), dtype=np.float32)
-        batch.spec.encode_batch(batch._states[rows], players, obs)
+        spec = batch.spec
+        if getattr(self._agent, "obs_size", spec.obs_size) != spec.obs_size:
+            spec = spec.with_observation("full")  # the heuristics read the full observation
+        obs = np.zeros((rows.size, spec.obs_size), dtype=np.float32)
+        spec.encode_batch(batch._states[rows], players, obs)
         return check_agent_action(self._agent.act_batch(obs, masks), masks, who)
 
     def _returned(self, final: bool) -> tuple[np.ndarray, np.ndarray]:

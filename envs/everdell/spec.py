@@ -69,4 +69,6 @@ SPEC = GameSpec.from_modules(
     },
     bench_targets={"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
     losers_share_loss=True,
+    # observation="compact": the same information in 1472 floats (docs/everdell.md).
+    observations={"compact": "meeple_gym.encoders.everdell:COMPACT"},
 )
