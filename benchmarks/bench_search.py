@@ -12,8 +12,9 @@ parallel over positions, at 1 and 2 Numba threads. Reported per thread count:
 - ``sims_per_s``: ISMCTS iterations per second (positions x sims / wall time);
 - ``compile_s``: the first call's wall time minus a warm call's, in this process (0 when the
   kernel came from the on-disk cache);
-- ``seconds``: the median of ``--repeat`` warm calls; ``actions``: the moves the search chose
-  (to check that two trees search alike).
+- ``seconds``: the median of ``--repeat`` warm calls; ``cpu_moves_per_s``: positions per
+  second of process CPU time (all threads), steadier than wall time on a busy machine;
+  ``actions``: the moves the search chose (to check that two trees search alike).
 
 What is measured is described in benchmarks/README.md, "Search".
 """
@@ -72,11 +73,12 @@ def search_speed(game: str, positions: int, seed: int = 0, repeat: int = 1, **pa
             start = time.perf_counter()
             actions = agent.act_states(states)
             first = time.perf_counter() - start
-            times = []
+            times, cpu = [], []
             for _ in range(repeat):
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 agent.act_states(states)
                 times.append(time.perf_counter() - start)
+                cpu.append(time.process_time() - start_cpu)
             elapsed = float(np.median(times))
         runs.append(
             {
@@ -86,6 +88,8 @@ def search_speed(game: str, positions: int, seed: int = 0, repeat: int = 1, **pa
                 "moves_per_s": round(positions / elapsed, 2),
                 "sims_per_s": round(positions * agent.sims / elapsed),
                 "compile_s": round(max(0.0, first - elapsed), 1),
+                # Process CPU time: on a busy machine a steadier measure than wall time.
+                "cpu_moves_per_s": round(positions / float(np.median(cpu)), 2),
             }
         )
     # The moves themselves, so that two trees can be checked to search alike.

@@ -6,8 +6,9 @@
 Runs ``bench_search.py`` (this checkout's) alternately under the ``--before`` interpreter and
 this one (A, B, A, B, ...), ``--rounds`` times, so that a busy machine's load falls on both.
 Each run imports the ``meeple_gym`` its interpreter has installed (its path is reported). Per
-game and thread count: the median moves/s and sims/s of each side, their ratio, and whether
-both sides chose the same move in every position (same seed, same positions).
+game and thread count: the median moves/s and sims/s of each side, their ratio (also per
+second of process CPU time, steadier on a busy machine), and whether both sides chose the same
+move in every position (same seed, same positions).
 """
 
 from __future__ import annotations
@@ -71,8 +72,11 @@ def main(argv=None) -> int:
                     "moves_per_s": statistics.median(p["moves_per_s"] for p in per),
                     "sims_per_s": statistics.median(p["sims_per_s"] for p in per),
                     "all_moves_per_s": [p["moves_per_s"] for p in per],
+                    "cpu_moves_per_s": statistics.median(p["cpu_moves_per_s"] for p in per),
                 }
             row["speedup"] = round(row["after"]["moves_per_s"] / row["before"]["moves_per_s"], 2)
+            cpu = row["after"]["cpu_moves_per_s"] / row["before"]["cpu_moves_per_s"]
+            row["cpu_speedup"] = round(cpu, 2)
             rows[f"{run['threads']}_threads"] = row
         same = all(
             r["games"][game]["actions"] == first["before"]["actions"]
