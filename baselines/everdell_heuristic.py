@@ -179,6 +179,9 @@ BOARD_DTYPE = np.dtype(
         ("price", np.float64, (NT,)),  # full price, token ignored
         ("free_play", np.int64, (NT,)),  # an occupied token would pay for it (EVD-P3)
         ("keep", np.float64, (NT,)),  # worth of keeping a card of this type in hand
+        # worth and keep are filled on first use (_worth, _keep): a decision reads a few cards.
+        ("worth_ok", np.int8, (NT,)),
+        ("keep_ok", np.int8, (NT,)),
     ]
 )
 
@@ -263,20 +266,54 @@ def _decode(obs, b):
     b.lam = PRICE_FACTOR[b.season]
     if b.season == AUTUMN and b.free == 0:
         b.lam = END_PRICE_FACTOR
+    # Card types (shifted by one: -1 is an empty slot) on own slots with a free token, so
+    # that each critter's test below is two reads instead of ``_token_pays``' slot loop.
+    open_type = np.zeros(NT + 1, np.int64)
+    for k in range(SLOTS):
+        if b.occ[k] == 0:
+            open_type[b.city[0, k] + 1] = 1
     for t in range(NT):
-        b.free_play[t] = 1 if _token_pays(b, t) else 0
+        pays = KIND[t] == D.CRITTER and (open_type[HOME[t] + 1] or open_type[EVER_TREE + 1])
+        b.free_play[t] = 1 if pays else 0
         b.price[t] = 0.0
         for r in range(4):
             b.price[t] += COST[t, r] * RES_W[r] * b.lam
-    for t in range(NT):  # after every price: Ruins' worth reads them
-        b.worth[t] = _card_worth(b, t)
-    _gain_weights(b)
+    # worth and keep are computed on first read (``_worth``, ``_keep``), after every price
+    # (Ruins' worth reads them); nothing changes the board once decoded, so the values are
+    # the ones an eager loop would store.
     for t in range(NT):
+        b.worth_ok[t] = 0
+        b.keep_ok[t] = 0
+    _gain_weights(b)
+
+
+@kernel
+def _worth(b, t):
+    """``_card_worth(b, t)``, computed once per decoded board."""
+    if t < 0:
+        t += NT  # what indexing the eagerly filled array with a negative t read
+    if b.worth_ok[t] == 0:
+        b.worth[t] = _card_worth(b, t)
+        b.worth_ok[t] = 1
+    return b.worth[t]
+
+
+@kernel
+def _keep(b, t):
+    """``_keep_value(b, t)``, computed once per decoded board."""
+    if t < 0:
+        t += NT  # what indexing the eagerly filled array with a negative t read
+    if b.keep_ok[t] == 0:
         b.keep[t] = _keep_value(b, t)
+        b.keep_ok[t] = 1
+    return b.keep[t]
 
 
 @kernel
 def _token_pays(b, t):
+    """An occupied-token slot of the city would pay for critter ``t`` (EVD-P3): the plain
+    definition of ``free_play``, which ``_decode`` fills from one pass over the slots
+    (tests/test_search_speedups.py checks they agree)."""
     if KIND[t] != D.CRITTER:
         return False
     for k in range(SLOTS):
@@ -298,8 +335,8 @@ def _deficit(b, t):
 def _net(b, t):
     """Worth minus what paying for ``t`` costs now (0 when a token pays)."""
     if b.free_play[t]:
-        return b.worth[t]
-    return b.worth[t] - b.price[t]
+        return _worth(b, t)
+    return _worth(b, t) - b.price[t]
 
 
 @kernel
@@ -349,7 +386,7 @@ def _gain_weights(b):
                 gap = _deficit(b, t)
                 if gap == 0.0:
                     continue
-                v = (b.worth[t] - b.price[t]) / (1.0 + 0.4 * gap)
+                v = (_worth(b, t) - b.price[t]) / (1.0 + 0.4 * gap)
                 if v > best_v:
                     best_v = v
                     best = t
@@ -653,7 +690,7 @@ def _junk(b):
     """Number of hand cards hardly worth keeping."""
     n = 0
     for t in range(NT):
-        if b.hand[t] > 0 and b.keep[t] < 0.35:
+        if b.hand[t] > 0 and _keep(b, t) < 0.35:
             n += b.hand[t]
     return n
 
@@ -668,12 +705,12 @@ def _cheapest_keeps(b, n):
     for _ in range(n):
         best = -1
         for t in range(NT):
-            if counts[t] > 0 and (best < 0 or b.keep[t] < b.keep[best]):
+            if counts[t] > 0 and (best < 0 or _keep(b, t) < _keep(b, best)):
                 best = t
         if best < 0:
             break
         counts[best] -= 1
-        total += b.keep[best]
+        total += _keep(b, best)
     return total
 
 
@@ -802,11 +839,11 @@ def _visit_value(b, t, rel):
         for i in range(R.MEADOW):
             c = b.meadow[i]
             if c >= 0 and b.blocked[i] == 0 and _enters(b, c) and _deficit(b, c) <= 3:
-                v = max(v, b.worth[c] - max(0.0, b.price[c] - 3 * b.lam * 0.9))
+                v = max(v, _worth(b, c) - max(0.0, b.price[c] - 3 * b.lam * 0.9))
     elif t == QUEEN:
         for c in range(NT):
             if POINTS[c] <= 3 and _enters(b, c) and (b.hand[c] > 0 or _in_meadow(b, c)):
-                v = max(v, b.worth[c])
+                v = max(v, _worth(b, c))
     elif t == POST_OFFICE:
         v = _draw_value(b, 2 + _junk(b)) - 0.4
     elif t == UNIVERSITY:
@@ -949,7 +986,7 @@ def _card_pick(b, mask, low):
     best_v = NEG
     for t in range(NT):
         if mask[R.A_CARD + t]:
-            v = -b.keep[t] if low else b.keep[t]
+            v = -_keep(b, t) if low else _keep(b, t)
             if v > best_v:
                 best_v = v
                 best = R.A_CARD + t
@@ -961,7 +998,7 @@ def _discard(b, mask):
     a = _card_pick(b, mask, True)
     if a < 0:
         return R.A_DONE
-    lowest = b.keep[a - R.A_CARD]
+    lowest = _keep(b, a - R.A_CARD)
     threshold = 0.3
     if b.top_kind == R.T_EVENT:  # Graduation of Scholars: 2 points per critter tucked
         threshold = 2.0
@@ -991,13 +1028,13 @@ def _meadow_pick(b, mask):
             continue
         t = b.meadow[i]
         if inn:
-            v = b.worth[t] - max(0.0, b.price[t] - 3 * b.lam * 0.9)
+            v = _worth(b, t) - max(0.0, b.price[t] - 3 * b.lam * 0.9)
         elif undertaker_discard:
-            v = -b.keep[t]
+            v = -_keep(b, t)
         elif forest_pick:
-            v = _net(b, t) + _best_cost_unit(b, t) if _deficit(b, t) <= 1 else b.keep[t]
+            v = _net(b, t) + _best_cost_unit(b, t) if _deficit(b, t) <= 1 else _keep(b, t)
         else:
-            v = b.keep[t]
+            v = _keep(b, t)
         if v > best_v:
             best_v = v
             best = R.A_MEADOW + i
@@ -1019,11 +1056,11 @@ def _revealed_pick(b, mask):
         if t < 0:
             continue
         if scrolls or keep_only:
-            v = b.keep[t]
+            v = _keep(b, t)
         elif b.top_kind == R.T_LOCATION:  # forest Meadow pick: play one at 1 less
             v = _net(b, t) + _best_cost_unit(b, t)
         else:  # Postal Pigeon / Cemetery: played for free
-            v = b.worth[t]
+            v = _worth(b, t)
         if v > best_v:
             best_v = v
             best = R.A_REVEALED + i
@@ -1130,12 +1167,12 @@ def _hand_or_meadow(b, mask):
     best = -1
     best_v = NEG
     for t in range(NT):
-        if mask[R.A_CARD + t] and b.worth[t] + 0.05 > best_v:
-            best_v = b.worth[t] + 0.05
+        if mask[R.A_CARD + t] and _worth(b, t) + 0.05 > best_v:
+            best_v = _worth(b, t) + 0.05
             best = R.A_CARD + t
     for i in range(R.MEADOW):
-        if mask[R.A_MEADOW + i] and b.worth[b.meadow[i]] > best_v:
-            best_v = b.worth[b.meadow[i]]
+        if mask[R.A_MEADOW + i] and _worth(b, b.meadow[i]) > best_v:
+            best_v = _worth(b, b.meadow[i])
             best = R.A_MEADOW + i
     return best
 

@@ -39,7 +39,10 @@ the game's RNG word and its step count, so an action depends only on (seed, reco
 the batch size, the rows acting with it or the thread count.
 
 Cost. The search kernel inlines the game's rules, so its first use compiles for a minute or two
-(Radlands, Everdell) and is cached per game like every kernel (``meeple_gym.core.jit``).
+(Radlands, Everdell) and is cached per game like every kernel (``meeple_gym.core.jit``). Each
+iteration copies the root record with one record assignment: ``copy_record``'s byte loop cost
+more than applying a move (benchmarks/README.md, "Performance round 3"); it is the kernel's
+only one, so its unrolled code adds little to the compile.
 """
 
 from __future__ import annotations
@@ -56,7 +59,6 @@ from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.jit import game_kernel, rebind
 from meeple_gym.core.options import check_int, is_int, short_repr
-from meeple_gym.core.records import copy_record  # noqa: F401 - bound in templates
 from meeple_gym.core.registry import available_games, get_spec
 from meeple_gym.core.rng import derive_key, next_u64, randint  # noqa: F401 - bound in templates
 from meeple_gym.core.sampling import random_legal  # noqa: F401 - bound in templates
@@ -113,7 +115,7 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
     n_nodes = 1
 
     for _ in range(sims):
-        copy_record(work, 0, states, g)
+        work[0] = states[g]  # not copy_record: module docs, "Cost"
         determinize_into(work, 0, player, next_u64(words, 0))  # noqa: F821
         node = 0
         depth = 0

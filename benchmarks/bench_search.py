@@ -11,7 +11,10 @@ parallel over positions, at 1 and 2 Numba threads. Reported per thread count:
 - ``moves_per_s``: searched decisions per second (positions / wall time of the call);
 - ``sims_per_s``: ISMCTS iterations per second (positions x sims / wall time);
 - ``compile_s``: the first call's wall time minus a warm call's, in this process (0 when the
-  kernel came from the on-disk cache).
+  kernel came from the on-disk cache);
+- ``seconds``: the median of ``--repeat`` warm calls; ``cpu_moves_per_s``: positions per
+  second of process CPU time (all threads), steadier than wall time on a busy machine;
+  ``actions``: the moves the search chose (to check that two trees search alike).
 
 What is measured is described in benchmarks/README.md, "Search".
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -59,18 +63,23 @@ def heuristic_positions(game: str, num_players: int, count: int, seed: int) -> n
     return picked[:count]
 
 
-def search_speed(game: str, positions: int, seed: int = 0, **params) -> dict:
+def search_speed(game: str, positions: int, seed: int = 0, repeat: int = 1, **params) -> dict:
     states = heuristic_positions(game, 2, positions, seed)
     agent = ISMCTSAgent(game, seed=seed, **params)
     runs = []
+    actions = None
     for threads in bench.thread_counts((1, 2)):
         with bench._Threads(threads):
             start = time.perf_counter()
-            agent.act_states(states)
+            actions = agent.act_states(states)
             first = time.perf_counter() - start
-            start = time.perf_counter()
-            agent.act_states(states)
-            elapsed = time.perf_counter() - start
+            times, cpu = [], []
+            for _ in range(repeat):
+                start, start_cpu = time.perf_counter(), time.process_time()
+                agent.act_states(states)
+                times.append(time.perf_counter() - start)
+                cpu.append(time.process_time() - start_cpu)
+            elapsed = float(np.median(times))
         runs.append(
             {
                 "threads": threads,
@@ -79,27 +88,33 @@ def search_speed(game: str, positions: int, seed: int = 0, **params) -> dict:
                 "moves_per_s": round(positions / elapsed, 2),
                 "sims_per_s": round(positions * agent.sims / elapsed),
                 "compile_s": round(max(0.0, first - elapsed), 1),
+                # Process CPU time: on a busy machine a steadier measure than wall time.
+                "cpu_moves_per_s": round(positions / float(np.median(cpu)), 2),
             }
         )
-    return {"agent": agent.name, "sims": agent.sims, "runs": runs}
+    # The moves themselves, so that two trees can be checked to search alike.
+    return {"agent": agent.name, "sims": agent.sims, "runs": runs, "actions": actions.tolist()}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=GAMES, action="append")
     parser.add_argument("--positions", type=int, default=64)
+    parser.add_argument("--repeat", type=int, default=1, help="timed calls (median reported)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "search.json"))
     args = parser.parse_args(argv)
-    result = {"machine": bench.machine_info(), "games": {}}
+    result = {"machine": bench.machine_info(), "package": mg.__file__, "games": {}}
+    result["load_before"] = list(os.getloadavg())
     for game in args.game or GAMES:
         print(f"[bench] {game}: searching {args.positions} positions", file=sys.stderr)
-        result["games"][game] = search_speed(game, args.positions)
+        result["games"][game] = search_speed(game, args.positions, repeat=args.repeat)
         for run in result["games"][game]["runs"]:
             print(
                 f"  {game:9s} {run['threads']} thread(s): {run['moves_per_s']:8.1f} moves/s "
                 f"{run['sims_per_s']:>9,} sims/s",
                 file=sys.stderr,
             )
+    result["load_after"] = list(os.getloadavg())
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
