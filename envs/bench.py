@@ -42,6 +42,7 @@ from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_int
 from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.sampling import policy_words, random_legal_actions
+from meeple_gym.core.thread_policy import threads_for, use_threads
 
 # Per game: the figures its issue asks for are its ``GameSpec.bench_targets`` (a missing key has
 # no target); its slow reference is ``GameSpec.reference``.
@@ -135,10 +136,12 @@ def _step_runs(make_step, batch_sizes, threads, seconds) -> list[dict]:
             with _Threads(t):
                 step()  # first touch of the buffers at this size and thread count
                 iters, elapsed = _time_loop(step, seconds)
+                chosen = threads_for(size)  # what the thread policy runs at the end
             runs.append(
                 {
                     "batch_size": size,
                     "threads": t,
+                    "policy_threads": chosen,
                     "steps": iters * size,
                     "seconds": elapsed,
                     "steps_per_s": iters * size / elapsed,
@@ -165,7 +168,9 @@ def _batch_random_step(game: str, size: int, num_players: int, seed: int):
     actions = np.empty(size, dtype=np.int64)
 
     def step():
-        random_legal_actions(batch.legal_mask, words, actions)
+        # The sampler is a parallel kernel too: under the same thread policy as the step.
+        with use_threads(size):
+            random_legal_actions(batch.legal_mask, words, actions)
         batch.step(actions)
 
     return step
@@ -227,6 +232,10 @@ def kernel_step(
         no_words = np.zeros(size, dtype=np.uint64)
 
         def step():
+            with use_threads(size):
+                _kernel_call(masks, actions)
+
+        def _kernel_call(masks, actions):
             random_legal_actions(masks, words, actions)
             spec.step_batch(
                 states,
@@ -292,7 +301,8 @@ def vector_env(
         state = {"mask": info["action_mask"]}
 
         def step():
-            random_legal_actions(state["mask"], words, actions)
+            with use_threads(size):
+                random_legal_actions(state["mask"], words, actions)
             state["mask"] = env.step(actions)[4]["action_mask"]
 
         return step
@@ -558,10 +568,13 @@ def run_all(
     sizes = [b for b in BATCH_SIZES if not quick or b <= QUICK_MAX_BATCH]
     scale = 0.3 if quick else 1.0
     counts = list(spec.player_counts())
+    from meeple_gym.core import thread_policy
+
     result = {
         "game": game,
         "quick": quick,
         "machine": machine_info(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "state_bytes_per_game": int(spec.state_dtype.itemsize),
         "num_actions": spec.num_actions,
         "obs_size": spec.obs_size,
@@ -582,6 +595,9 @@ def run_all(
     log("slow reference rules")
     result["reference"] = reference(game, counts, seconds=2.0 * scale)
     result["targets"] = _targets(result, game)
+    # The policy in force and, per batch size and requested thread count, what it chose
+    # (batched_step's "policy_threads"); the load average says how busy the machine was.
+    result["thread_policy"] = thread_policy.report()
     return result
 
 
@@ -597,6 +613,15 @@ def format_summary(result: dict) -> str:
         f"state: {result['state_bytes_per_game']:,} bytes per game; "
         f"{result['num_actions']} actions; observation {result['obs_size']} floats",
     ]
+    policy = result.get("thread_policy")
+    if policy:
+        load = result.get("load_average")
+        lines.append(
+            f"thread policy: {policy['mode']} (serial below {policy['parallel_min_batch']} "
+            f"games; at most {policy['free_cores']:.1f} free of {policy['cpus']} cores"
+            + (f", load {load[0]:.2f}" if load else "")
+            + f"; override: {policy['override']})"
+        )
     if result.get("startup"):
         s = result["startup"]
         lines.append(
@@ -607,10 +632,18 @@ def format_summary(result: dict) -> str:
     b = result["batched_step"]
     lines.append(f"\nBatchEnv.step, random actions, {b['num_players']} players (steps/s):")
     threads = sorted({r["threads"] for r in b["runs"]})
-    lines.append("  batch " + "".join(f"{f'{t} thread(s)':>16}" for t in threads))
+    lines.append(
+        "  batch "
+        + "".join(f"{f'{t} thread(s)':>16}" for t in threads)
+        + "   threads the policy ran"
+    )
     for size in sorted({r["batch_size"] for r in b["runs"]}):
-        cells = {r["threads"]: r["steps_per_s"] for r in b["runs"] if r["batch_size"] == size}
-        lines.append(f"  {size:>5} " + "".join(f"{_fmt(cells.get(t, 0)):>16}" for t in threads))
+        rows = {r["threads"]: r for r in b["runs"] if r["batch_size"] == size}
+        cells = "".join(
+            f"{_fmt(rows[t]['steps_per_s']) if t in rows else '-':>16}" for t in threads
+        )
+        chosen = "/".join(str(rows[t].get("policy_threads", t)) for t in threads if t in rows)
+        lines.append(f"  {size:>5} {cells}   {chosen}")
     k = result["kernel_step"]
     lines.append(
         f"  rules kernel alone (step_batch, no checks/observations): best "
