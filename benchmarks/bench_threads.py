@@ -4,8 +4,10 @@ change (two git revisions), with and without a second busy process, in alternati
     python benchmarks/bench_threads.py main threads --games radlands everdell \
         [--sizes 1 4 16 64 256 1024 4096] [--rounds 3] [--busy both] [--workdir DIR]
 
-Each revision is exported like benchmarks/compare_trees.py does and measured in a fresh
-child process per (round, side, load): ``meeple_gym.bench.batched_step`` (random legal
+Each revision is exported like benchmarks/compare_trees.py does (or, given as
+``python:/path/to/python``, that interpreter's installed meeple-gym runs, with the kernel cache
+``--cache-before``/``--cache-after``: no compile when those hold the kernels) and measured in
+a fresh child process per (round, side, load): ``meeple_gym.bench.batched_step`` (random legal
 actions, ``copy=False``) for every batch size and 1 or 2 threads, 0.3 s a cell. The "fixed"
 side runs the after tree with ``MEEPLE_GYM_THREADS=fixed`` (no policy: every kernel on the
 requested count), which shows where 2 threads start to pay, i.e. the batch threshold.
@@ -42,19 +44,22 @@ print(json.dumps(out))
 """
 
 
-def measure(tree: Path, cache: str, games, sizes, busy: bool, mode: str | None) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), MEEPLE_GYM_CACHE_DIR=cache)
+def measure(side: tuple, games, sizes, busy: bool, mode: str | None) -> dict:
+    python, tree, cache = side
+    env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=cache)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     env.pop("MEEPLE_GYM_THREADS", None)
     if mode:
         env["MEEPLE_GYM_THREADS"] = mode
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None
     try:
         done = subprocess.run(
-            [sys.executable, "-c", CHILD.format(games=list(games), sizes=list(sizes))],
+            [python, "-c", CHILD.format(games=list(games), sizes=list(sizes))],
             env=env,
             capture_output=True,
             text=True,
-            cwd=tree,
+            cwd=tree or Path(cache).parent,
         )
     finally:
         if hog is not None:
@@ -81,24 +86,30 @@ def main() -> None:
     parser.add_argument("--busy", choices=["yes", "no", "both"], default="both")
     parser.add_argument("--no-fixed", action="store_true", help="skip the fixed-threads side")
     parser.add_argument("--workdir", help="keep trees and kernel caches here between runs")
+    parser.add_argument("--cache-before", help="kernel cache of a python: side")
+    parser.add_argument("--cache-after", help="kernel cache of a python: side")
     args = parser.parse_args()
     loads = {"yes": [True], "no": [False], "both": [False, True]}[args.busy]
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-threads-"))
     work.mkdir(parents=True, exist_ok=True)
     trees = {}
     for side in ("before", "after"):
+        rev = getattr(args, side)
+        if rev.startswith("python:"):
+            cache = getattr(args, f"cache_{side}") or str(work / f"cache-{side}")
+            trees[side] = (rev.removeprefix("python:"), None, cache)
+            continue
         dest = work / side
         if dest.exists():
             subprocess.run(["rm", "-rf", str(dest)], check=True)
-        trees[side] = export(getattr(args, side), dest)
+        trees[side] = (sys.executable, export(rev, dest), str(work / f"cache-{side}"))
     sides = [("before", None), ("after", None)] + ([] if args.no_fixed else [("fixed", "fixed")])
     raw = []
     for rnd in range(args.rounds):
         for busy in loads:
             for side, mode in sides:
                 tree = trees["before" if side == "before" else "after"]
-                cache = str(work / f"cache-{'before' if side == 'before' else 'after'}")
-                got = measure(tree, cache, args.games, args.sizes, busy, mode)
+                got = measure(tree, args.games, args.sizes, busy, mode)
                 raw.append({"round": rnd, "busy": busy, "side": side, **got})
                 print(f"round {rnd} busy={busy} {side}: load {got['load']:.2f}", flush=True)
     table = {}
