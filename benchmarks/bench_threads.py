@@ -86,6 +86,11 @@ def main() -> None:
     parser.add_argument("--busy", choices=["yes", "no", "both"], default="both")
     parser.add_argument("--no-fixed", action="store_true", help="skip the fixed-threads side")
     parser.add_argument("--workdir", help="keep trees and kernel caches here between runs")
+    parser.add_argument(
+        "--before-mode",
+        choices=["auto", "batch", "fixed"],
+        help="MEEPLE_GYM_THREADS for the before side (e.g. the after tree without its policy)",
+    )
     parser.add_argument("--cache-before", help="kernel cache of a python: side")
     parser.add_argument("--cache-after", help="kernel cache of a python: side")
     args = parser.parse_args()
@@ -103,7 +108,9 @@ def main() -> None:
         if dest.exists():
             subprocess.run(["rm", "-rf", str(dest)], check=True)
         trees[side] = (sys.executable, export(rev, dest), str(work / f"cache-{side}"))
-    sides = [("before", None), ("after", None)] + ([] if args.no_fixed else [("fixed", "fixed")])
+    sides = [("before", args.before_mode), ("after", None)] + (
+        [] if args.no_fixed else [("fixed", "fixed")]
+    )
     raw = []
     for rnd in range(args.rounds):
         for busy in loads:
