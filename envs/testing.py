@@ -578,12 +578,18 @@ def _check_determinism(case: _Case) -> None:
 
 @contextlib.contextmanager
 def _threads(count: int):
-    previous = numba.get_num_threads()
+    # The "batch" thread policy: big batches really run on ``count`` threads, however busy
+    # the machine is (the "auto" policy could fall back to one and hide a difference).
+    from meeple_gym.core import thread_policy
+
+    previous, mode = numba.get_num_threads(), thread_policy.mode()
     numba.set_num_threads(count)
+    thread_policy.set_mode("batch")
     try:
         yield
     finally:
         numba.set_num_threads(previous)
+        thread_policy.set_mode(mode)
 
 
 def _first_difference_step(a: list, b: list, slots: int) -> str:

@@ -6,6 +6,10 @@ import os
 # idle threads spin against the other worker. Passive waiting keeps the suite fast. It must be
 # set before Numba first starts its OpenMP thread pool, hence here.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Big batches run on the requested thread count however busy the machine is, so the tests
+# that compare thread counts exercise the parallel path (the default "auto" policy may fall
+# back to one thread under load; tests/test_thread_policy.py tests it).
+os.environ.setdefault("MEEPLE_GYM_THREADS", "batch")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -156,7 +156,8 @@ def test_bench_arguments_are_checked_before_measuring(call, message):
 def test_bench_vector_env_runs_at_the_largest_seed():
     # Its learner policy is seeded seed + 1, which used to overflow uint64 here.
     result = bench.vector_env(GAME, batch_size=4, threads=(1,), seconds=0.06, seed=MAX_SEED)
-    assert [r["threads"] for r in result["runs"]] == [1]
+    # One run per opponent (random, and self-play for the wrapper's own cost).
+    assert [(r["opponent"], r["threads"]) for r in result["runs"]] == [("random", 1), ("self", 1)]
 
 
 # ---- the trained-policy agent ----------------------------------------------------------

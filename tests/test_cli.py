@@ -148,9 +148,27 @@ def test_bench_quick_json_keys(capsys, tmp_path):
         "aec_steps_per_s",
         "warm_start_s",
         "vector_env_vs_batch_ratio",
+        "vector_env_per_game_step_ratio",
     }
     vector = result["vector_env"]
     assert vector["runs"] and all(r["ratio"] > 0 for r in vector["runs"])
+    assert {r["opponent"] for r in vector["runs"]} == {"random", "self"}
+    for r in vector["runs"]:
+        # A random-opponent learner step holds the opponent's moves too; self-play one move.
+        assert r["game_steps_per_learner_step"] >= 1.0
+        if r["opponent"] == "self":
+            assert r["game_steps_per_learner_step"] == 1.0
+    # The thread policy in force, and the threads it ran per batch size and requested count.
+    policy = result["thread_policy"]
+    assert policy["mode"] in ("auto", "batch", "fixed") and policy["free_cores"] >= 1
+    for run in result["batched_step"]["runs"]:
+        assert 1 <= run["policy_threads"] <= run["threads"]
+        if run["batch_size"] < policy["parallel_min_batch"] and policy["mode"] != "fixed":
+            assert run["policy_threads"] == 1
+    from meeple_gym import bench
+
+    summary = bench.format_summary(result)
+    assert f"thread policy: {policy['mode']}" in summary and "threads the policy ran" in summary
 
 
 @pytest.mark.parametrize(

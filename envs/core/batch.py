@@ -53,12 +53,13 @@ from meeple_gym.core.gate import IssuedStates, validate_records
 from meeple_gym.core.locking import locked, new_lock
 from meeple_gym.core.options import check_int, short_repr
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, fill_policy_words
+from meeple_gym.core.thread_policy import DEFAULT_PARALLEL_MIN_BATCH, use_threads
 from meeple_gym.core.threads import check_fork_safe
 
 MAX_SEED = (1 << 64) - 1
-# Below this many games a step runs on one thread: waking a second thread costs more than it
-# saves, and on a loaded machine an OpenMP barrier can slow a tiny batch a hundredfold.
-PARALLEL_MIN_BATCH = 512
+# Below this many games a call runs on one thread (meeple_gym.core.thread_policy, which also
+# caps the threads by the free cores); kept here for the modules that import it.
+PARALLEL_MIN_BATCH = DEFAULT_PARALLEL_MIN_BATCH
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -110,7 +111,6 @@ class BatchEnv:
         self._no_seats = np.full(b, -1, dtype=np.int64)
         self._no_words = np.zeros(b, dtype=np.uint64)
         self._ready = False
-        self._single_thread = b < PARALLEL_MIN_BATCH
         self._issued = IssuedStates()
         self._lock = new_lock()  # every public call that touches the buffers holds it
         self._views = {
@@ -157,10 +157,11 @@ class BatchEnv:
             self.seed = check_seed(seed)
         check_fork_safe()
         self._episodes[:] = 0
-        self.spec.reset_batch(
-            self._states, self.num_players, self.seed, 0, self._episodes, self.options_code
-        )
-        self._after_new_states()
+        with use_threads(self.batch_size):
+            self.spec.reset_batch(
+                self._states, self.num_players, self.seed, 0, self._episodes, self.options_code
+            )
+            self._after_new_states()
         return self._out(self._views["observation"])
 
     def _after_new_states(self):
@@ -208,17 +209,12 @@ class BatchEnv:
         ``opponent``: the vector env's (seats, next_seats, words) for in-kernel random
         opponents (see step_batch in envs/core/game.py); None for none."""
         check_fork_safe()
-        if self._single_thread:
-            previous = numba.get_num_threads()
-            numba.set_num_threads(1)
-            try:
-                self._run_step_batch(acts, opponent)
-            finally:
-                numba.set_num_threads(previous)
-        else:
+        # One policy decision for the rules and the encoding (thread_policy: serial for small
+        # batches, no more threads than free cores).
+        with use_threads(self.batch_size):
             self._run_step_batch(acts, opponent)
-        if observe:
-            self._observe()
+            if observe:
+                self._observe()
 
     def _run_step_batch(self, acts, opponent=None):
         seats, next_seats, words = (
@@ -322,7 +318,8 @@ class BatchEnv:
             )
         self._states[:] = checked
         self._episodes[:] = new_episodes
-        self._after_new_states()
+        with use_threads(self.batch_size):
+            self._after_new_states()
         return self._out(self._views["observation"])
 
     @locked
@@ -352,7 +349,8 @@ class BatchEnv:
         seed = check_seed(seed)
         check_fork_safe()
         out = self._states.copy()
-        kernel(out, seats.astype(np.int64), seed)
+        with use_threads(self.batch_size):
+            kernel(out, seats.astype(np.int64), seed)
         return out
 
     @locked
@@ -364,7 +362,8 @@ class BatchEnv:
         batch size or thread count. Returns per-game arrays ``length`` (sub-decision steps),
         ``scores`` (num_games, seats: the players, plus the automated opponent of a solo
         game), ``winner`` (-1 if truncated or drawn) and ``truncated``. ``threads`` (1 to
-        ``numba.config.NUMBA_NUM_THREADS``) only changes the speed.
+        ``numba.config.NUMBA_NUM_THREADS``; default Numba's count) caps the threads
+        (``meeple_gym.core.thread_policy`` may use fewer); it only changes the speed.
         """
         return random_rollout(
             self.spec, num_games, self.num_players, self.seed, threads, self.options
@@ -386,13 +385,9 @@ def random_rollout(
         threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
     code = spec.options_code({**spec.options, **(options or {})}, num_players)
     check_fork_safe()
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(threads)
-    try:
+    # ``threads`` is the cap; the policy may use fewer (few games, or busy cores).
+    with use_threads(num_games, threads):
         return play_random_games(spec, 0, num_games, num_players, seed, code)
-    finally:
-        numba.set_num_threads(previous)
 
 
 def play_random_games(

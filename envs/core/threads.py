@@ -98,6 +98,13 @@ def preload_tbb() -> str | None:
 
 preload_tbb()
 
+if _tbb_preload["path"] is None:
+    # No TBB: Numba will run OpenMP, whose threads spin at each barrier by default. On a busy
+    # machine a spinning thread and a descheduled one slowed a 4-game batch step 200-fold
+    # (benchmarks/README.md, "Threads under load"); passive waiting yields the core instead.
+    # Only effective before the OpenMP runtime starts; a value the user set is kept.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 _forked_after_openmp = False
 
 

@@ -47,13 +47,11 @@ from the env's ``np_random``.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from meeple_gym.core.batch import PARALLEL_MIN_BATCH
 from meeple_gym.core.errors import (
     ILLEGAL_ACTION_HINT,
     ActionError,
@@ -69,6 +67,7 @@ from meeple_gym.core.options import check_agent_action, check_int, short_repr
 from meeple_gym.core.registry import make_batch
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
 from meeple_gym.core.sampling import policy_words
+from meeple_gym.core.thread_policy import use_threads
 
 SELF_PLAY = ("self", None)
 # Seat draws use the odd RNG streams 2e + 3: deals use the even ones and the random policy 1.
@@ -236,6 +235,10 @@ class BatchVectorEnv(VectorEnv):
         self._seed = seed
         self._failure = None
         self._pending = np.zeros(self.num_envs, dtype=np.bool_)
+        with use_threads(self.num_envs):
+            return self._reset(seed)
+
+    def _reset(self, seed):
         batch = self._batch
         batch.reset(seed)
         if not self.self_play and self.opponent != "random":
@@ -263,7 +266,10 @@ class BatchVectorEnv(VectorEnv):
         lock = self._batch._lock
         lock.acquire()
         try:
-            return self._step(actions)
+            # One policy decision for the whole step; the kernel calls inside over fewer rows
+            # (ended games, opponent tails) may lower it (meeple_gym.core.thread_policy).
+            with use_threads(self.num_envs):
+                return self._step(actions)
         finally:
             lock.release()
 
@@ -383,6 +389,12 @@ class BatchVectorEnv(VectorEnv):
             self._reward[rows, self._seat[rows]] = ILLEGAL_ACTION_REWARD
         else:
             self._reward[rows] = ILLEGAL_ACTION_REWARD
+        with use_threads(1):
+            self._redeal(rows)
+        self._draw_seats(rows)
+
+    def _redeal(self, rows: np.ndarray) -> None:
+        batch = self._batch
         spec = batch.spec
         for r in rows.tolist():
             batch._episodes[r] += 1
@@ -396,7 +408,6 @@ class BatchVectorEnv(VectorEnv):
                 batch.options_code,
             )
             spec.legal_masks_batch(batch._states[one], batch._mask[one])
-        self._draw_seats(rows)
 
     def _collect_ends(self) -> None:
         """After a kernel call: record the rows whose game just ended and draw new seats."""
@@ -412,7 +423,8 @@ class BatchVectorEnv(VectorEnv):
             seats = self._seat[new]
             states = batch._final_states[new]
             obs = np.zeros((new.size, batch.spec.obs_size), dtype=np.float32)
-            batch.spec.encode_batch(states, seats.copy(), obs)
+            with use_threads(new.size):
+                batch.spec.encode_batch(states, seats.copy(), obs)
             self._end_rows(new, obs)
             self._terminated[new] = batch._terminated[new]
             self._truncated[new] = batch._truncated[new]
@@ -463,16 +475,9 @@ class BatchVectorEnv(VectorEnv):
             rows = np.flatnonzero(to_act)
             acts[:] = -1
             acts[rows] = self._opponent_actions(rows)
-            threads = numba.get_num_threads()
-            if rows.size < PARALLEL_MIN_BATCH < self.num_envs and threads > 1:
-                # The long tail of sub-steps moves few games: waking a second thread for
-                # them costs more than it saves (as BatchEnv does for small batches).
-                numba.set_num_threads(1)
-                try:
-                    batch._step_kernels(acts, observe=False)
-                finally:
-                    numba.set_num_threads(threads)
-            else:
+            # The long tail of sub-steps moves few games: the thread policy decides by the
+            # rows that move, not the batch size (nested policies only lower the count).
+            with use_threads(rows.size):
                 batch._step_kernels(acts, observe=False)
             self._collect_ends()
         raise RuntimeError(  # pragma: no cover - no game plays this long without the learner
@@ -503,7 +508,8 @@ class BatchVectorEnv(VectorEnv):
         if getattr(self._agent, "obs_size", spec.obs_size) != spec.obs_size:
             spec = spec.with_observation("full")  # the heuristics read the full observation
         obs = np.zeros((rows.size, spec.obs_size), dtype=np.float32)
-        spec.encode_batch(batch._states[rows], players, obs)
+        with use_threads(rows.size):
+            spec.encode_batch(batch._states[rows], players, obs)
         return check_agent_action(self._agent.act_batch(obs, masks), masks, who)
 
     def _returned(self, final: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -615,5 +621,6 @@ class BatchVectorEnv(VectorEnv):
         batch._mask[:] = mask
         batch._ready = ready
         if ready:
-            batch._observe()
+            with use_threads(n):
+                batch._observe()
         self._batch = batch

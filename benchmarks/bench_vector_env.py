@@ -1,0 +1,122 @@
+"""Vector env overhead: the Gymnasium vector env's learner steps/s against BatchEnv.step's
+steps/s (``meeple_gym.bench.vector_env``), before and after a change, alternating.
+
+    python benchmarks/bench_vector_env.py main threads [--games century radlands everdell
+        endeavor] [--rounds 3] [--batch-size 1024] [--workdir DIR]
+
+Each revision is exported as benchmarks/compare_trees.py does (or, given as
+``python:/path/to/python``, that interpreter's installed meeple-gym is used, with the kernel
+cache ``--cache-before``/``--cache-after``); each round runs one fresh
+child per side and game (1 thread, 1.5 s of alternating 0.25 s windows). Revisions whose
+bench knows only the random opponent report only it. Medians over rounds are printed and
+written to ``results/vector_env.json`` with the load average of each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from compare_trees import export  # noqa: E402
+
+OUT = Path(__file__).parent / "results" / "vector_env.json"
+
+CHILD = """
+import json, os
+import numba
+from meeple_gym import bench
+r = bench.vector_env({game!r}, batch_size={size}, threads=(1,), seconds=1.5)
+print(json.dumps({{"load": os.getloadavg()[0], "runs": r["runs"]}}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument(
+        "--games", nargs="+", default=["century", "radlands", "everdell", "endeavor"]
+    )
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--workdir", help="keep trees and kernel caches here between runs")
+    parser.add_argument("--cache-before", help="kernel cache of a python: side")
+    parser.add_argument("--cache-after", help="kernel cache of a python: side")
+    args = parser.parse_args()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-vector-"))
+    work.mkdir(parents=True, exist_ok=True)
+    trees = {}
+    for side in ("before", "after"):
+        rev = getattr(args, side)
+        if rev.startswith("python:"):
+            cache = getattr(args, f"cache_{side}") or str(work / f"cache-{side}")
+            trees[side] = (rev.removeprefix("python:"), None, cache)
+            continue
+        dest = work / side
+        if dest.exists():
+            subprocess.run(["rm", "-rf", str(dest)], check=True)
+        trees[side] = (sys.executable, export(rev, dest), str(work / f"cache-{side}"))
+    raw = []
+    for rnd in range(args.rounds):
+        for game in args.games:
+            for side, (python, tree, cache) in trees.items():
+                env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=cache)
+                if tree is not None:
+                    env["PYTHONPATH"] = str(tree)
+                code = CHILD.format(game=game, size=args.batch_size)
+                done = subprocess.run(
+                    [python, "-c", code], env=env, capture_output=True, text=True, cwd=tree or work
+                )
+                if done.returncode != 0:
+                    raise RuntimeError(done.stderr[-2000:])
+                got = json.loads(done.stdout.strip().splitlines()[-1])
+                raw.append({"round": rnd, "game": game, "side": side, **got})
+                for r in got["runs"]:
+                    print(
+                        f"round {rnd} {game} {side} {r.get('opponent', 'random')}: ratio "
+                        f"{r['ratio']:.3f}, per game step {r.get('game_step_ratio', 0):.3f} "
+                        f"(load {got['load']:.1f})",
+                        flush=True,
+                    )
+    medians = {}
+    for game in args.games:
+        for side in trees:
+            for opponent in ("random", "self"):
+                rows = [
+                    r
+                    for run in raw
+                    if run["game"] == game and run["side"] == side
+                    for r in run["runs"]
+                    if r.get("opponent", "random") == opponent
+                ]
+                if not rows:
+                    continue
+                key = f"{game} {side} {opponent}"
+                medians[key] = {
+                    field: sorted(r.get(field, 0.0) for r in rows)[len(rows) // 2]
+                    for field in (
+                        "ratio",
+                        "game_step_ratio",
+                        "game_steps_per_learner_step",
+                        "vector_learner_steps_per_s",
+                        "batch_steps_per_s",
+                    )
+                }
+                m = medians[key]
+                print(
+                    f"{key:<28} ratio {m['ratio']:.2f}  per game step {m['game_step_ratio']:.2f}"
+                    f"  ({m['vector_learner_steps_per_s']:,.0f} vs {m['batch_steps_per_s']:,.0f})"
+                )
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps({"args": vars(args), "runs": raw, "medians": medians}, indent=1))
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""How many threads each parallel kernel call gets: serial for small batches, and no more
+threads than there are free cores.
+
+A parallel kernel ends at a barrier that waits for its slowest thread. When another process
+holds the other core, the second thread runs only when the scheduler gives it a time slice, so
+a call that takes microseconds serially can wait milliseconds (OpenMP's spinning wait made it
+up to a thousand times slower: benchmarks/README.md, "Threads under load"). So every call
+through ``BatchEnv`` (reset, step, masks, observations), the vector env and ``random_rollout``
+asks ``threads_for(rows)``:
+
+- below ``parallel_min_batch()`` rows: 1 thread (waking a second one costs more than the
+  rows save; measured by benchmarks/bench_threads.py);
+- otherwise at most the Numba thread count (``numba.set_num_threads`` or an explicit
+  ``threads=`` argument), and in ``"auto"`` mode at most the cores the machine has free:
+  idle CPU time plus this process's own CPU time over the last quarter second, from
+  ``/proc/stat`` (``os.getloadavg`` where there is no ``/proc``), rounded to whole cores.
+
+The thread count never changes a result (each game draws from its own RNG stream), only
+the speed.
+
+Overrides (read at import; ``set_mode`` / ``set_parallel_min_batch`` change them later):
+
+- ``MEEPLE_GYM_THREADS``: ``auto`` (default), ``batch`` (the batch threshold only, no load
+  check) or ``fixed`` (no policy: every call runs on Numba's thread count).
+- ``MEEPLE_GYM_PARALLEL_MIN_BATCH``: the batch threshold (rows, >= 1).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+
+import numba
+
+from meeple_gym.core.errors import OptionError
+
+MODES = ("auto", "batch", "fixed")
+MODE_ENV = "MEEPLE_GYM_THREADS"
+MIN_BATCH_ENV = "MEEPLE_GYM_PARALLEL_MIN_BATCH"
+# Rows below which a call runs serially. Measured by benchmarks/bench_threads.py on this
+# 2-core machine (benchmarks/README.md, "Threads under load"): below 512 rows 2 threads never
+# beat 1 for any game, even with nothing else running.
+DEFAULT_PARALLEL_MIN_BATCH = 512
+# How often the free-core estimate is refreshed (seconds); reading /proc/stat costs ~20 us.
+LOAD_WINDOW = 0.25
+
+
+def _env_mode() -> str:
+    mode = os.environ.get(MODE_ENV, "auto").strip().lower() or "auto"
+    return mode if mode in MODES else "auto"
+
+
+def _env_min_batch() -> int:
+    try:
+        return max(1, int(os.environ.get(MIN_BATCH_ENV, DEFAULT_PARALLEL_MIN_BATCH)))
+    except ValueError:
+        return DEFAULT_PARALLEL_MIN_BATCH
+
+
+_settings = {"mode": _env_mode(), "min_batch": _env_min_batch()}
+
+
+def mode() -> str:
+    return _settings["mode"]
+
+
+def set_mode(value: str) -> None:
+    """``"auto"``, ``"batch"`` or ``"fixed"`` (see the module docstring)."""
+    if value not in MODES:
+        raise OptionError(f"thread policy mode must be one of {MODES}, got {value!r}")
+    _settings["mode"] = value
+
+
+def parallel_min_batch() -> int:
+    return _settings["min_batch"]
+
+
+def set_parallel_min_batch(rows: int) -> None:
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise OptionError(f"parallel_min_batch must be an int >= 1, got {rows!r}")
+    _settings["min_batch"] = rows
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _read_idle() -> float | None:
+    """Idle CPU seconds of the whole machine since boot (idle + iowait), or None."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    return (int(fields[4]) + int(fields[5])) / _TICKS
+
+
+try:
+    _TICKS = os.sysconf("SC_CLK_TCK")
+except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+    _TICKS = 100
+
+
+class _Load:
+    """The free-core estimate, refreshed at most every ``LOAD_WINDOW`` seconds."""
+
+    def __init__(self):
+        self.sample = None  # (wall, idle, own cpu) at the start of the current window
+        self.free = None
+
+    def free_cores(self) -> float:
+        now = time.monotonic()
+        sample = self.sample
+        if sample is not None and now - sample[0] < LOAD_WINDOW and self.free is not None:
+            return self.free
+        idle, own = _read_idle(), time.process_time()
+        if sample is not None and idle is not None and sample[1] is not None:
+            # Cores that were idle or ran this process: what we could use.
+            free = (idle - sample[1] + own - sample[2]) / max(now - sample[0], 1e-9)
+        elif self.free is None:
+            free = _cpus() - _loadavg()  # first call: the 1-minute load, others included
+        else:
+            free = self.free
+        self.free = min(float(_cpus()), max(1.0, free))
+        self.sample = (now, idle, own)
+        return self.free
+
+
+def _loadavg() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return 0.0
+
+
+_load = _Load()
+
+
+_raw: dict = {}
+
+
+def _raw_calls():
+    """Numba's own get/set-thread-count C functions once its pool runs, called without
+    releasing the GIL (numba.get_num_threads takes a multiprocessing lock and the ctypes
+    calls drop and retake the GIL: 7-25 us a call under load, as much as a one-game step)."""
+    if "get" not in _raw:
+        from numba.np.ufunc import parallel
+
+        if not parallel._is_initialized:
+            return None
+        address = ctypes.cast(parallel._get_num_threads, ctypes.c_void_p).value
+        setter = ctypes.cast(parallel._set_num_threads, ctypes.c_void_p).value
+        _raw["get"] = ctypes.PYFUNCTYPE(ctypes.c_int)(address)
+        _raw["set"] = ctypes.PYFUNCTYPE(None, ctypes.c_int)(setter)
+    return _raw
+
+
+def get_threads() -> int:
+    """``numba.get_num_threads()`` for the calling thread, cheaply."""
+    raw = _raw.get("get") or (_raw_calls() or {}).get("get")
+    if raw is not None:
+        n = raw()
+        if n > 0:
+            return n
+    return numba.get_num_threads()
+
+
+def _set_threads(n: int) -> None:
+    raw = _raw.get("set")
+    if raw is not None and 1 <= n <= numba.config.NUMBA_NUM_THREADS:
+        raw(n)
+    else:
+        numba.set_num_threads(n)
+
+
+_last = [None, None, None]  # rows, threads, cap of the last decision
+
+
+def free_cores() -> float:
+    """Cores free for this process (>= 1): idle plus its own use over the last window."""
+    return _load.free_cores()
+
+
+def threads_for(rows: int, cap: int | None = None) -> int:
+    """Threads for a kernel call over ``rows`` games: at most ``cap`` (default: Numba's
+    current thread count for this thread)."""
+    if cap is None:
+        cap = get_threads()
+    policy = _settings["mode"]
+    if policy == "fixed" or cap <= 1:
+        n = cap
+    elif rows < _settings["min_batch"]:
+        n = 1
+    elif policy == "batch":
+        n = cap
+    else:
+        n = max(1, min(cap, int(_load.free_cores() + 0.5)))
+    _last[:] = (rows, n, cap)
+    return n
+
+
+class use_threads:
+    """``with use_threads(rows[, cap]):`` runs the block's kernels on ``threads_for(rows,
+    cap)`` threads and restores Numba's thread count after."""
+
+    __slots__ = ("n", "previous")
+
+    def __init__(self, rows: int, cap: int | None = None):
+        self.previous = get_threads()
+        self.n = threads_for(rows, self.previous if cap is None else cap)
+
+    def __enter__(self):
+        if self.n != self.previous:
+            _set_threads(self.n)
+        return self.n
+
+    def __exit__(self, *exc):
+        if self.n != self.previous:
+            _set_threads(self.previous)
+
+
+def report() -> dict:
+    """The policy in force and its last choice (``meeple bench`` prints it)."""
+    return {
+        "mode": _settings["mode"],
+        "parallel_min_batch": _settings["min_batch"],
+        "cpus": _cpus(),
+        "free_cores": round(_load.free_cores(), 2),
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+        "last_call": dict(zip(("rows", "threads", "cap"), _last, strict=True)),
+        "override": f"{MODE_ENV}=auto|batch|fixed, {MIN_BATCH_ENV}=<rows>",
+    }
