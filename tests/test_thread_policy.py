@@ -60,8 +60,10 @@ def test_environment_overrides(policy):
     assert tp._env_min_batch() == 64
     policy.setenv(tp.MODE_ENV, "nonsense")
     policy.setenv(tp.MIN_BATCH_ENV, "x")
-    assert tp._env_mode() == "auto"
-    assert tp._env_min_batch() == tp.DEFAULT_PARALLEL_MIN_BATCH
+    with pytest.warns(UserWarning, match=tp.MODE_ENV):
+        assert tp._env_mode() == "auto"
+    with pytest.warns(UserWarning, match=tp.MIN_BATCH_ENV):
+        assert tp._env_min_batch() == tp.DEFAULT_PARALLEL_MIN_BATCH
 
 
 def test_free_cores_is_between_one_and_the_cpus():
@@ -143,3 +145,28 @@ def test_every_policy_plays_the_same_games(policy):
             assert np.array_equal(obs_a, obs_b)
             for key in roll_a:
                 assert np.array_equal(roll_a[key], roll_b[key])
+
+
+@two_threads
+@pytest.mark.parametrize("fast", [True, False], ids=["numba-c-calls", "public-api-fallback"])
+def test_both_thread_count_paths_set_and_restore(policy, fast):
+    # The fenced fast path (Numba's C functions) and the public-API fallback behave alike.
+    mg.make_batch("century", 2, 2).reset()  # start Numba's pool
+    saved = dict(tp._raw)
+    tp._raw.clear()
+    if not fast:
+        policy.setenv("MEEPLE_GYM_PLAIN_NUMBA", "1")
+    assert tp.fast_calls_active() is fast
+    tp.set_mode("batch")
+    tp.set_parallel_min_batch(100)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        assert tp.get_threads() == 2
+        with tp.use_threads(10) as n:
+            assert n == 1 and numba.get_num_threads() == 1 and tp.get_threads() == 1
+        assert numba.get_num_threads() == 2
+    finally:
+        numba.set_num_threads(previous)
+        tp._raw.clear()
+        tp._raw.update(saved)

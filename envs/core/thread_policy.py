@@ -30,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import os
 import time
+import warnings
 
 import numba
 
@@ -48,14 +49,26 @@ LOAD_WINDOW = 0.25
 
 def _env_mode() -> str:
     mode = os.environ.get(MODE_ENV, "auto").strip().lower() or "auto"
-    return mode if mode in MODES else "auto"
+    if mode not in MODES:
+        # Import must not fail over a typo, but the user must hear that it was ignored.
+        warnings.warn(f"{MODE_ENV}={mode!r} is not one of {MODES}; using 'auto'", stacklevel=2)
+        return "auto"
+    return mode
 
 
 def _env_min_batch() -> int:
+    raw = os.environ.get(MIN_BATCH_ENV, "")
     try:
-        return max(1, int(os.environ.get(MIN_BATCH_ENV, DEFAULT_PARALLEL_MIN_BATCH)))
+        rows = int(raw) if raw.strip() else DEFAULT_PARALLEL_MIN_BATCH
     except ValueError:
+        rows = 0
+    if rows < 1:
+        warnings.warn(
+            f"{MIN_BATCH_ENV}={raw!r} is not an integer >= 1; using {DEFAULT_PARALLEL_MIN_BATCH}",
+            stacklevel=2,
+        )
         return DEFAULT_PARALLEL_MIN_BATCH
+    return rows
 
 
 _settings = {"mode": _env_mode(), "min_batch": _env_min_batch()}
@@ -146,17 +159,31 @@ _raw: dict = {}
 def _raw_calls():
     """Numba's own get/set-thread-count C functions once its pool runs, called without
     releasing the GIL (numba.get_num_threads takes a multiprocessing lock and the ctypes
-    calls drop and retake the GIL: 7-25 us a call under load, as much as a one-game step)."""
-    if "get" not in _raw:
-        from numba.np.ufunc import parallel
+    calls drop and retake the GIL: 7-25 us a call under load, as much as a one-game step).
 
-        if not parallel._is_initialized:
+    This reads Numba internals, so it is fenced like the compiler techniques: if they are
+    missing (another Numba) or ``MEEPLE_GYM_PLAIN_NUMBA`` is set, the public
+    ``numba.get_num_threads``/``set_num_threads`` are used instead (same counts, slower)."""
+    if "get" not in _raw:
+        if os.environ.get("MEEPLE_GYM_PLAIN_NUMBA", "") not in ("", "0"):
             return None
-        address = ctypes.cast(parallel._get_num_threads, ctypes.c_void_p).value
-        setter = ctypes.cast(parallel._set_num_threads, ctypes.c_void_p).value
+        try:
+            from numba.np.ufunc import parallel
+
+            if not parallel._is_initialized:
+                return None
+            address = ctypes.cast(parallel._get_num_threads, ctypes.c_void_p).value
+            setter = ctypes.cast(parallel._set_num_threads, ctypes.c_void_p).value
+        except (ImportError, AttributeError, TypeError, ctypes.ArgumentError):
+            return None
         _raw["get"] = ctypes.PYFUNCTYPE(ctypes.c_int)(address)
         _raw["set"] = ctypes.PYFUNCTYPE(None, ctypes.c_int)(setter)
     return _raw
+
+
+def fast_calls_active() -> bool:
+    """Whether the thread count is read and set through Numba's C functions directly."""
+    return _raw_calls() is not None
 
 
 def get_threads() -> int:
@@ -232,6 +259,7 @@ def report() -> dict:
         "free_cores": round(_load.free_cores(), 2),
         "numba_threads": numba.config.NUMBA_NUM_THREADS,
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+        "fast_thread_calls": fast_calls_active(),
         "last_call": dict(zip(("rows", "threads", "cap"), _last, strict=True)),
         "override": f"{MODE_ENV}=auto|batch|fixed, {MIN_BATCH_ENV}=<rows>",
     }
