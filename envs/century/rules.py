@@ -19,6 +19,8 @@ OVER            nothing: the game has ended
 ==============  =========================================================================
 """
 
+import sys
+
 import numpy as np
 from numba import types
 
@@ -115,6 +117,24 @@ STATE_DTYPE = np.dtype(
 STATES = array_arg(STATE_DTYPE)
 
 _DECK_TYPES = np.asarray(DECK_TYPES)
+# CSR-T1/P5: the cubes a card in hand needs to be played: a trade's input, nothing otherwise.
+_PLAY_NEED = np.where((MERCHANT_KIND == KIND_TRADE)[:, None], MERCHANT_IN, 0).astype(np.int16)
+
+# random_legal_action reads a player's row of ``cards`` through a uint64 view of the batch,
+# 8 card states to a word (little-endian: byte i of a word is bits 8i..8i+7). IN_HAND is bit 0
+# of a byte and PLAYED bit 1; the view needs whole words per record.
+assert (NOT_OWNED, IN_HAND, PLAYED) == (0, 1, 2)
+assert STATE_DTYPE.itemsize % 8 == 0
+_CARDS_AT = STATE_DTYPE.fields["cards"][1]  # byte offset of cards[0, 0] in a record
+_RECORD_BYTES = STATE_DTYPE.itemsize
+_HAND_WORDS = (N_TYPES + 7) // 8
+_LAST_WORD_MASK = np.uint64((1 << 8 * (N_TYPES - 8 * (_HAND_WORDS - 1))) - 1)
+_BYTE_LSB = np.uint64(0x0101010101010101)
+# (2 ** (8 * i)) * _BYTE_INDEX has i in its top byte: the index of a word's lowest set byte.
+_BYTE_INDEX = np.uint64(0x0001020304050607)
+_TOP_BYTE = np.uint64(56)
+_ONE = np.uint64(1)
+_LITTLE_ENDIAN = sys.byteorder == "little"
 
 
 def points_to_end(num_players):
@@ -191,6 +211,26 @@ def _holds(s, p, cost, row):
     return True
 
 
+@kernel
+def _row_word(words, byte):
+    """The 8 bytes of the batch from byte offset ``byte`` (any alignment) as one word."""
+    k = byte >> 3
+    shift = np.uint64((byte & 7) * 8)
+    w = words[k] >> shift
+    if shift != 0:
+        w |= words[k + 1] << (np.uint64(64) - shift)
+    return w
+
+
+@kernel
+def _holds_times(s, p, t, repeats):
+    # CSR-P5: the input of trade card t, ``repeats`` times over.
+    for c in range(N_COLOURS):
+        if s.caravan[p, c] < repeats * MERCHANT_IN[t, c]:
+            return False
+    return True
+
+
 @standalone_kernel(STATES, types.int64, array_arg(np.int8))
 def legal_mask_into(states, g, mask):
     """Write the legal actions of game ``g``'s player to act into ``mask`` (int8, 0/1)."""
@@ -242,6 +282,82 @@ def legal_mask_into(states, g, mask):
         for c in range(N_COLOURS):
             if s.caravan[p, c] > 0:
                 mask[A_RETURN + c] = 1
+
+
+@standalone_kernel(
+    STATES, types.int64, array_arg(np.int8), array_arg(np.uint64), types.int64, returns=types.int64
+)
+def random_legal_action(states, g, scratch, words, slot):
+    """What ``random_legal`` would draw from ``legal_mask_into``'s mask of game ``g`` with
+    ``words[slot]`` (-1 and no draw if nothing is legal), without building the mask.
+
+    The in-kernel rollout's sampler: the mask and the scans over its 79 entries were 87% of a
+    random step (benchmarks/README.md, "Century against the ENV peer"). The legal actions
+    are listed in ascending order into ``scratch`` (int8, at least ``NUM_ACTIONS`` long,
+    overwritten), so the draw picks the same one; the conditions are ``legal_mask_into``'s.
+    """
+    s = states[g]
+    p = s.current_player
+    phase = s.phase
+    n = 0
+    if phase == PHASE_MAIN:
+        # A candidate is written, then kept (n advances) only if legal: few branches to miss.
+        y, r, gr, b = s.caravan[p, 0], s.caravan[p, 1], s.caravan[p, 2], s.caravan[p, 3]
+        # The hand row read 8 cards to a word: a player holds a few of the 45 types, and
+        # visiting only those halves the cost of this phase (benchmarks/README.md).
+        view = states.view(np.uint64)
+        start = g * _RECORD_BYTES + _CARDS_AT + np.int64(p) * N_TYPES
+        played = np.uint64(0)
+        for block in range(_HAND_WORDS):
+            w = _row_word(view, start + 8 * block)
+            if block == _HAND_WORDS - 1:
+                w &= _LAST_WORD_MASK
+            played |= (w >> _ONE) & _BYTE_LSB  # bit 1 of a byte: PLAYED
+            hand = w & _BYTE_LSB  # bit 0 of a byte: IN_HAND
+            while hand != 0:
+                low = hand & (~hand + _ONE)
+                hand ^= low
+                t = 8 * block + np.int64((low * _BYTE_INDEX) >> _TOP_BYTE)
+                if (
+                    (y >= _PLAY_NEED[t, 0])
+                    & (r >= _PLAY_NEED[t, 1])
+                    & (gr >= _PLAY_NEED[t, 2])
+                    & (b >= _PLAY_NEED[t, 3])
+                ):
+                    scratch[n] = A_PLAY + t
+                    n += 1
+        total = y + r + gr + b
+        for k in range(MARKET_SIZE):
+            scratch[n] = A_ACQUIRE + k
+            n += (s.market[k] >= 0) & (total >= k)
+        scratch[n] = A_REST
+        n += played != 0
+        for j in range(POINT_ROW_SIZE):
+            card = s.point_row[j]
+            if card >= 0 and _holds(s, p, POINT_COST, card):
+                scratch[n] = A_CLAIM + j
+                n += 1
+    elif phase == PHASE_UPGRADE:
+        for c in range(3):
+            scratch[n] = A_UPGRADE + c
+            n += s.caravan[p, c] > 0
+        scratch[n] = A_STOP
+        n += 1
+    elif phase == PHASE_TRADE:
+        t = s.pending_type
+        for repeats in range(1, MAX_TRADE_REPEATS + 1):
+            if not _holds_times(s, p, t, repeats):
+                break
+            scratch[n] = A_TRADE + repeats - 1
+            n += 1
+    elif phase == PHASE_PAY or phase == PHASE_DISCARD:
+        first = A_PLACE if phase == PHASE_PAY else A_RETURN
+        for c in range(N_COLOURS):
+            scratch[n] = first + c
+            n += s.caravan[p, c] > 0
+    if n == 0:
+        return -1
+    return scratch[randint(words, slot, n)]
 
 
 @kernel
@@ -445,5 +561,11 @@ def rewards_into(s, out):
 
 # ---- batched kernels (envs/core/stepping.py) -----------------------------------------------
 reset_batch, legal_masks_batch, step_batch = batch_kernels(
-    "century", apply_action, legal_mask_into, init_game, rewards_into
+    "century",
+    apply_action,
+    legal_mask_into,
+    init_game,
+    rewards_into,
+    # Big-endian machines keep the generic mask-and-draw (same games, slower).
+    random_action=random_legal_action if _LITTLE_ENDIAN else None,
 )

@@ -22,7 +22,13 @@ def _one_seat_per_player(s, num_players):
 
 
 # Templates: they run only as batch_kernels compiles them, with apply_action, legal_mask_into,
-# init_game, rewards_into and seat_count taken from the game.
+# init_game, rewards_into, seat_count and random_action taken from the game.
+def _mask_random_action(states, g, scratch, words, slot):
+    """The default ``random_action``: the legal mask into ``scratch``, then one uniform draw."""
+    legal_mask_into(states, g, scratch)  # noqa: F821 - bound per game
+    return random_legal(scratch, words, slot)
+
+
 def reset_batch(states, num_players, seed, first_index, episodes, options=0):
     """Reset every game: game ``i`` uses RNG key (seed, first_index + i, episode i)."""
     for i in prange(states.shape[0]):
@@ -66,8 +72,7 @@ def _step_game(
     everyone = seat == ALL_SEATS_RANDOM
     ended = False
     if everyone:
-        legal_mask_into(states, g, masks[g])  # noqa: F821 - bound per game
-        action = random_legal(masks[g], words, g)
+        action = random_action(states, g, masks[g], words, g)  # noqa: F821 - bound per game
     elif action < 0 and seat >= 0 and states[g].current_player != seat:
         action = random_legal(masks[g], words, g)
     while action >= 0:
@@ -93,9 +98,12 @@ def _step_game(
             # A second end before the learner moved: the caller draws the seat after it.
             seat = -1 if ended else next_seats[g]
             ended = True
+        if everyone:  # a rollout: masks[g] is scratch, no caller reads it
+            action = random_action(states, g, masks[g], words, g)  # noqa: F821 - bound per game
+            continue
         legal_mask_into(states, g, masks[g])  # noqa: F821 - bound per game
         action = -1
-        if everyone or seat >= 0 and states[g].current_player != seat:
+        if seat >= 0 and states[g].current_player != seat:
             action = random_legal(masks[g], words, g)
 
 
@@ -127,7 +135,8 @@ def step_batch(
     unless it has an opponent to play. The opponent draws with ``words[i]`` (advanced in
     place) and the learner sits in ``next_seats[i]`` after an end; see envs/core/game.py.
     ``seats[i] == ALL_SEATS_RANDOM`` plays every seat at random until the game ends and keeps
-    the finished game in place (the random rollout: one kernel serves both).
+    the finished game in place (the random rollout: one kernel serves both); there the game's
+    ``random_action`` picks the moves and ``masks`` is only its scratch space.
     """
     for i in prange(states.shape[0]):
         _step_game(
@@ -152,11 +161,20 @@ def step_batch(
 
 
 def batch_kernels(
-    game, apply_action, legal_mask_into, init_game, rewards_into, seat_count=_one_seat_per_player
+    game,
+    apply_action,
+    legal_mask_into,
+    init_game,
+    rewards_into,
+    seat_count=_one_seat_per_player,
+    random_action=None,
 ):
     """``(reset_batch, legal_masks_batch, step_batch)`` of ``game``, parallel kernels built
     from its own (envs/core/game.py); ``seat_count(s, num_players)`` is how many seats' scores a
-    finished game reports."""
+    finished game reports. ``random_action(states, g, scratch, words, slot)`` (optional) plays
+    the random rollout: it must return exactly what ``random_legal`` draws from game ``g``'s
+    legal mask with ``words[slot]`` (-1 and no draw when nothing is legal), and may overwrite
+    the int8 row ``scratch``; a game can compute it without building the mask."""
     namespace = dict(globals())
     namespace.update(
         apply_action=apply_action,
@@ -165,6 +183,9 @@ def batch_kernels(
         rewards_into=rewards_into,
         seat_count=seat_count,
     )
+    if random_action is None:
+        random_action = game_kernel(rebind(_mask_random_action, namespace), game, internal=True)
+    namespace["random_action"] = random_action
     namespace["_step_game"] = game_kernel(rebind(_step_game, namespace), game, internal=True)
     return tuple(
         game_kernel(rebind(template, namespace), game, parallel=True)
