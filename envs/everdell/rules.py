@@ -625,12 +625,14 @@ def _judge_swap_ok(s, p, c, a):
     """With cost ``c``, paying one unit of kind ``a`` with another kind makes it affordable."""
     if c[a] == 0:
         return False
+    # Scalars, not a copy of ``c``: this runs in every turn menu, and a copy is a heap allocation.
     for b in range(4):
         if b != a:
-            c2 = c.copy()
-            c2[a] -= 1
-            c2[b] += 1
-            if _deficit(s, p, c2[0], c2[1], c2[2], c2[3]) == 0:
+            c0 = np.int64(c[0]) - (a == 0) + (b == 0)
+            c1 = np.int64(c[1]) - (a == 1) + (b == 1)
+            c2 = np.int64(c[2]) - (a == 2) + (b == 2)
+            c3 = np.int64(c[3]) - (a == 3) + (b == 3)
+            if _deficit(s, p, c0, c1, c2, c3) == 0:
                 return True
     return False
 
@@ -736,7 +738,7 @@ def _pay_methods(s, p, t, out):
                 out[PAY_DUNGEON] = 1
                 break
     if _find_type(s, p, JUDGE) >= 0 and _enters(s, p, t, -1):
-        c = COST[t].copy()
+        c = COST[t]
         for a in range(4):
             if _judge_swap_ok(s, p, c, a):
                 out[PAY_JUDGE] = 1
@@ -745,9 +747,38 @@ def _pay_methods(s, p, t, out):
 
 @kernel
 def _playable(s, p, t):
-    m = np.zeros(7, np.int8)
-    _pay_methods(s, p, t, m)
-    return m.sum() > 0
+    """Some way of ``_pay_methods`` is legal: the same tests in the same order, stopping at the
+    first that holds and with no array to fill (the turn menu asks this for every card in hand
+    and in the Meadow, each step)."""
+    is_critter = KIND[t] == CRITTER
+    enters = _enters(s, p, t, -1)
+    if enters and _deficit_card(s, p, t, 0) == 0:
+        return True
+    if is_critter and enters:
+        home = HOME[t]
+        for k in range(CITY_SLOTS):
+            if s.city_occupied[p, k] == 0 and (s.city[p, k] == home or s.city[p, k] == EVER_TREE):
+                return True
+    if COST[t, 0] + COST[t, 1] + COST[t, 2] + COST[t, 3] == 0:
+        return False
+    if is_critter and COST[t, BERRY] > 0:
+        k = _find_type(s, p, INNKEEPER)
+        if k >= 0 and _deficit_card(s, p, t, 3) == 0 and _enters(s, p, t, k):
+            return True
+    if not is_critter:
+        k = _find_type(s, p, CRANE)
+        if k >= 0 and _deficit_card(s, p, t, 0) <= 3 and _enters(s, p, t, k):
+            return True
+    _, cell = _jail_slot(s, p)
+    if cell >= 0 and _deficit_card(s, p, t, 0) <= 3:
+        for k in range(CITY_SLOTS):
+            if _jailable(s, p, t, k):
+                return True
+    if enters and _find_type(s, p, JUDGE) >= 0:
+        for a in range(4):
+            if _judge_swap_ok(s, p, COST[t], a):
+                return True
+    return False
 
 
 @kernel
