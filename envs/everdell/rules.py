@@ -746,12 +746,35 @@ def _pay_methods(s, p, t, out):
 
 
 @kernel
-def _playable(s, p, t):
-    """Some way of ``_pay_methods`` is legal: the same tests in the same order, stopping at the
-    first that holds and with no array to fill (the turn menu asks this for every card in hand
-    and in the Meadow, each step)."""
+def _enters_menu(s, p, t, used):
+    """``_enters(s, p, t, -1)`` with p's city spaces used (``_spaces_used(s, p, -1)``) given:
+    the turn menu counts them once instead of once per card."""
+    if t == FOOL or t == RUINS:
+        return _enters(s, p, t, -1)
+    if UNIQUE[t] and _find_type(s, p, t) >= 0:
+        return False
+    if CITY_SPACE[t] == 0:
+        return True
+    if t == HUSBAND or t == WIFE:
+        partner = WIFE if t == HUSBAND else HUSBAND
+        own = 0
+        other = 0
+        for k in range(CITY_SLOTS):
+            own += s.city[p, k] == t
+            other += s.city[p, k] == partner
+        if other > own:
+            return True
+    return used < CITY_LIMIT
+
+
+@kernel
+def _playable(s, p, t, used, inn_k, crane_k, cell, judge):
+    """Some way of ``_pay_methods`` is legal: the same tests, stopping at the first that holds,
+    with no array to fill. The turn menu asks this for every card in hand and in the Meadow, so
+    it looks up p's city once and passes: ``used`` spaces, the Innkeeper's and the Crane's
+    slots (-1: none), the Dungeon's free ``cell`` (``_jail_slot``) and whether p has a Judge."""
     is_critter = KIND[t] == CRITTER
-    enters = _enters(s, p, t, -1)
+    enters = _enters_menu(s, p, t, used)
     if enters and _deficit_card(s, p, t, 0) == 0:
         return True
     if is_critter and enters:
@@ -762,19 +785,16 @@ def _playable(s, p, t):
     if COST[t, 0] + COST[t, 1] + COST[t, 2] + COST[t, 3] == 0:
         return False
     if is_critter and COST[t, BERRY] > 0:
-        k = _find_type(s, p, INNKEEPER)
-        if k >= 0 and _deficit_card(s, p, t, 3) == 0 and _enters(s, p, t, k):
+        if inn_k >= 0 and _deficit_card(s, p, t, 3) == 0 and _enters(s, p, t, inn_k):
             return True
     if not is_critter:
-        k = _find_type(s, p, CRANE)
-        if k >= 0 and _deficit_card(s, p, t, 0) <= 3 and _enters(s, p, t, k):
+        if crane_k >= 0 and _deficit_card(s, p, t, 0) <= 3 and _enters(s, p, t, crane_k):
             return True
-    _, cell = _jail_slot(s, p)
     if cell >= 0 and _deficit_card(s, p, t, 0) <= 3:
         for k in range(CITY_SLOTS):
             if _jailable(s, p, t, k):
                 return True
-    if enters and _find_type(s, p, JUDGE) >= 0:
+    if enters and judge:
         for a in range(4):
             if _judge_swap_ok(s, p, COST[t], a):
                 return True
@@ -1013,11 +1033,19 @@ def _turn_mask(s, p):
     mask[:] = 0
     if _free_worker(s, p) >= 0:
         _place_mask(s, p, mask, -9)
+    # p's city, looked up once for every card below (nothing changes while the menu is built).
+    used = _spaces_used(s, p, -1)
+    inn_k = _find_type(s, p, INNKEEPER)
+    crane_k = _find_type(s, p, CRANE)
+    judge = _find_type(s, p, JUDGE) >= 0
+    _, cell = _jail_slot(s, p)
     for t in range(NT):
-        if s.hand[p, t] > 0 and _playable(s, p, t):
+        if s.hand[p, t] > 0 and _playable(s, p, t, used, inn_k, crane_k, cell, judge):
             mask[A_PLAY_HAND + t] = 1
     for i in range(MEADOW):
-        if _meadow_open(s, p, i) and _playable(s, p, s.meadow[i]):
+        if _meadow_open(s, p, i) and _playable(
+            s, p, s.meadow[i], used, inn_k, crane_k, cell, judge
+        ):
             mask[A_PLAY_MEADOW + i] = 1
     if s.season[p] < AUTUMN and _all_deployed(s, p):
         mask[A_PREPARE] = 1  # EVD-F1, EVD-F5
