@@ -5,9 +5,10 @@
 
 Each commit is exported in the installed layout (``compare_trees.export``) and gets its own
 kernel cache, compiled once before timing. Then each round runs one child process per commit,
-in turn (before, after, ..., before, after, ...), timing ``meeple_gym.bench.kernel_step``
-(``step_batch`` with random legal actions: rules, auto-reset and masks; no observation) for
-``--seconds``.
+in turn (before, after, ..., before, after, ...), timing what ``meeple_gym.bench.kernel_step``
+times (``step_batch`` with random legal actions: rules, auto-reset and masks; no observation)
+for ``--seconds`` of the child's CPU time: with one thread, CPU time is the kernel's own work,
+so other processes on the machine stretch the wall clock far more than the figure.
 Medians over rounds, each commit's ratio to the first one per round and the load average
 are printed and written to benchmarks/results/everdell_rules.json.
 """
@@ -29,12 +30,33 @@ from compare_trees import export, run  # noqa: E402
 OUT = Path(__file__).parent / "results" / "everdell_rules.json"
 
 TIMED = """
-import json, numba
-from meeple_gym import bench
+import json, time, numba
+import numpy as np
+import meeple_gym as mg
+from meeple_gym.core.sampling import policy_words, random_legal_actions
 numba.set_num_threads({threads})
-r = bench.kernel_step("everdell", 2, batch_sizes=({batch},), threads=({threads},),
-                      seconds={seconds})
-print(json.dumps({{"steps_per_s": r["best_steps_per_s"]}}))
+spec, n, p, seed = mg.get_spec("everdell"), {batch}, 2, np.uint64(0)
+states, finals = np.zeros(n, spec.state_dtype), np.zeros(n, spec.state_dtype)
+episodes, lengths = np.zeros(n, np.int64), np.zeros(n, np.int64)
+masks = np.zeros((n, spec.num_actions), np.int8)
+rewards = np.zeros((n, spec.max_players), np.float32)
+term, trunc = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+scores = np.zeros((n, spec.seats(p)), np.int32)
+options = spec.options_code(spec.options, p)
+spec.reset_batch(states, p, seed, 0, episodes, options)
+spec.legal_masks_batch(states, masks)
+words, actions = policy_words(0, n), np.empty(n, np.int64)
+no_seats, no_words = np.full(n, -1, np.int64), np.zeros(n, np.uint64)
+def step():
+    random_legal_actions(masks, words, actions)
+    spec.step_batch(states, actions, masks, rewards, term, trunc, p, seed, episodes, scores,
+                    lengths, finals, options, no_seats, no_seats, no_words)
+step()
+calls, cpu = 0, time.process_time()
+while calls < 3 or time.process_time() - cpu < {seconds}:
+    step()
+    calls += 1
+print(json.dumps({{"steps_per_s": calls * n / (time.process_time() - cpu)}}))
 """
 
 
@@ -52,7 +74,9 @@ def main() -> None:
         trees = {rev: export(rev, Path(tmp) / f"tree{i}") for i, rev in enumerate(rows)}
         caches = {rev: tempfile.mkdtemp(dir=tmp) for rev in rows}
         for rev, tree in trees.items():  # compile once, untimed
-            run(tree, code.replace(f"seconds={args.seconds}", "seconds=0.1"), caches[rev])
+            run(
+                tree, TIMED.format(threads=args.threads, batch=args.batch, seconds=0.1), caches[rev]
+            )
         load = [os.getloadavg()[0]]
         for _ in range(args.rounds):
             for rev, tree in trees.items():
