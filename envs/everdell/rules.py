@@ -625,12 +625,14 @@ def _judge_swap_ok(s, p, c, a):
     """With cost ``c``, paying one unit of kind ``a`` with another kind makes it affordable."""
     if c[a] == 0:
         return False
+    # Scalars, not a copy of ``c``: this runs in every turn menu, and a copy is a heap allocation.
     for b in range(4):
         if b != a:
-            c2 = c.copy()
-            c2[a] -= 1
-            c2[b] += 1
-            if _deficit(s, p, c2[0], c2[1], c2[2], c2[3]) == 0:
+            c0 = np.int64(c[0]) - (a == 0) + (b == 0)
+            c1 = np.int64(c[1]) - (a == 1) + (b == 1)
+            c2 = np.int64(c[2]) - (a == 2) + (b == 2)
+            c3 = np.int64(c[3]) - (a == 3) + (b == 3)
+            if _deficit(s, p, c0, c1, c2, c3) == 0:
                 return True
     return False
 
@@ -736,7 +738,7 @@ def _pay_methods(s, p, t, out):
                 out[PAY_DUNGEON] = 1
                 break
     if _find_type(s, p, JUDGE) >= 0 and _enters(s, p, t, -1):
-        c = COST[t].copy()
+        c = COST[t]
         for a in range(4):
             if _judge_swap_ok(s, p, c, a):
                 out[PAY_JUDGE] = 1
@@ -744,10 +746,59 @@ def _pay_methods(s, p, t, out):
 
 
 @kernel
-def _playable(s, p, t):
-    m = np.zeros(7, np.int8)
-    _pay_methods(s, p, t, m)
-    return m.sum() > 0
+def _enters_menu(s, p, t, used):
+    """``_enters(s, p, t, -1)`` with p's city spaces used (``_spaces_used(s, p, -1)``) given:
+    the turn menu counts them once instead of once per card."""
+    if t == FOOL or t == RUINS:
+        return _enters(s, p, t, -1)
+    if UNIQUE[t] and _find_type(s, p, t) >= 0:
+        return False
+    if CITY_SPACE[t] == 0:
+        return True
+    if t == HUSBAND or t == WIFE:
+        partner = WIFE if t == HUSBAND else HUSBAND
+        own = 0
+        other = 0
+        for k in range(CITY_SLOTS):
+            own += s.city[p, k] == t
+            other += s.city[p, k] == partner
+        if other > own:
+            return True
+    return used < CITY_LIMIT
+
+
+@kernel
+def _playable(s, p, t, used, inn_k, crane_k, cell, judge):
+    """Some way of ``_pay_methods`` is legal: the same tests, stopping at the first that holds,
+    with no array to fill. The turn menu asks this for every card in hand and in the Meadow, so
+    it looks up p's city once and passes: ``used`` spaces, the Innkeeper's and the Crane's
+    slots (-1: none), the Dungeon's free ``cell`` (``_jail_slot``) and whether p has a Judge."""
+    is_critter = KIND[t] == CRITTER
+    enters = _enters_menu(s, p, t, used)
+    if enters and _deficit_card(s, p, t, 0) == 0:
+        return True
+    if is_critter and enters:
+        home = HOME[t]
+        for k in range(CITY_SLOTS):
+            if s.city_occupied[p, k] == 0 and (s.city[p, k] == home or s.city[p, k] == EVER_TREE):
+                return True
+    if COST[t, 0] + COST[t, 1] + COST[t, 2] + COST[t, 3] == 0:
+        return False
+    if is_critter and COST[t, BERRY] > 0:
+        if inn_k >= 0 and _deficit_card(s, p, t, 3) == 0 and _enters(s, p, t, inn_k):
+            return True
+    if not is_critter:
+        if crane_k >= 0 and _deficit_card(s, p, t, 0) <= 3 and _enters(s, p, t, crane_k):
+            return True
+    if cell >= 0 and _deficit_card(s, p, t, 0) <= 3:
+        for k in range(CITY_SLOTS):
+            if _jailable(s, p, t, k):
+                return True
+    if enters and judge:
+        for a in range(4):
+            if _judge_swap_ok(s, p, COST[t], a):
+                return True
+    return False
 
 
 @kernel
@@ -982,11 +1033,19 @@ def _turn_mask(s, p):
     mask[:] = 0
     if _free_worker(s, p) >= 0:
         _place_mask(s, p, mask, -9)
+    # p's city, looked up once for every card below (nothing changes while the menu is built).
+    used = _spaces_used(s, p, -1)
+    inn_k = _find_type(s, p, INNKEEPER)
+    crane_k = _find_type(s, p, CRANE)
+    judge = _find_type(s, p, JUDGE) >= 0
+    _, cell = _jail_slot(s, p)
     for t in range(NT):
-        if s.hand[p, t] > 0 and _playable(s, p, t):
+        if s.hand[p, t] > 0 and _playable(s, p, t, used, inn_k, crane_k, cell, judge):
             mask[A_PLAY_HAND + t] = 1
     for i in range(MEADOW):
-        if _meadow_open(s, p, i) and _playable(s, p, s.meadow[i]):
+        if _meadow_open(s, p, i) and _playable(
+            s, p, s.meadow[i], used, inn_k, crane_k, cell, judge
+        ):
             mask[A_PLAY_MEADOW + i] = 1
     if s.season[p] < AUTUMN and _all_deployed(s, p):
         mask[A_PREPARE] = 1  # EVD-F1, EVD-F5
