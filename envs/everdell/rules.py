@@ -474,6 +474,13 @@ def _spaces_used(s, p, skip):
 def _fits(s, p, t, skip):
     """Card type ``t`` may enter p's city (uniqueness EVD-P2, 15 spaces EVD-P4), with the card
     in slot ``skip`` leaving first (a payment that removes a card), or -1."""
+    return _fits_counted(s, p, t, skip, -1)
+
+
+@kernel
+def _fits_counted(s, p, t, skip, used):
+    """``_fits`` with p's spaces used (``_spaces_used(s, p, skip)``) given, or -1 to count them
+    here, only when the space limit decides: the turn menu counts them once per menu."""
     if UNIQUE[t] and _find_type(s, p, t) >= 0 and _find_type(s, p, t) != skip:
         return False
     if CITY_SPACE[t] == 0:
@@ -489,7 +496,9 @@ def _fits(s, p, t, skip):
             other += s.city[p, k] == partner
         if other > own:
             return True  # shares the space of an unpaired partner
-    return _spaces_used(s, p, skip) < CITY_LIMIT
+    if used < 0:
+        used = _spaces_used(s, p, skip)
+    return used < CITY_LIMIT
 
 
 @kernel
@@ -751,20 +760,7 @@ def _enters_menu(s, p, t, used):
     the turn menu counts them once instead of once per card."""
     if t == FOOL or t == RUINS:
         return _enters(s, p, t, -1)
-    if UNIQUE[t] and _find_type(s, p, t) >= 0:
-        return False
-    if CITY_SPACE[t] == 0:
-        return True
-    if t == HUSBAND or t == WIFE:
-        partner = WIFE if t == HUSBAND else HUSBAND
-        own = 0
-        other = 0
-        for k in range(CITY_SLOTS):
-            own += s.city[p, k] == t
-            other += s.city[p, k] == partner
-        if other > own:
-            return True
-    return used < CITY_LIMIT
+    return _fits_counted(s, p, t, -1, used)
 
 
 @kernel
