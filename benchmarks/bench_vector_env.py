@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compare_trees import export  # noqa: E402
+from compare_trees import prepare_sides  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "vector_env.json"
 
@@ -51,17 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-vector-"))
     work.mkdir(parents=True, exist_ok=True)
-    trees = {}
-    for side in ("before", "after"):
-        rev = getattr(args, side)
-        if rev.startswith("python:"):
-            cache = getattr(args, f"cache_{side}") or str(work / f"cache-{side}")
-            trees[side] = (rev.removeprefix("python:"), None, cache)
-            continue
-        dest = work / side
-        if dest.exists():
-            subprocess.run(["rm", "-rf", str(dest)], check=True)
-        trees[side] = (sys.executable, export(rev, dest), str(work / f"cache-{side}"))
+    trees = prepare_sides(args, work)
     raw = []
     for rnd in range(args.rounds):
         for game in args.games:

@@ -81,6 +81,25 @@ def export(rev: str, dest: Path) -> Path:
     return tree
 
 
+def prepare_sides(args, work: Path) -> dict:
+    """``{"before": (python, tree, cache), "after": ...}`` from ``args.before``/``args.after``:
+    a git revision is exported under ``work`` and run by this interpreter with ``PYTHONPATH``
+    set to it (tree); ``python:/path/to/python`` runs that interpreter's installed meeple-gym
+    (tree None), with the kernel cache ``args.cache_before``/``args.cache_after`` if given."""
+    sides = {}
+    for side in ("before", "after"):
+        rev = getattr(args, side)
+        if rev.startswith("python:"):
+            cache = getattr(args, f"cache_{side}") or str(work / f"cache-{side}")
+            sides[side] = (rev.removeprefix("python:"), None, cache)
+            continue
+        dest = work / side
+        if dest.exists():
+            subprocess.run(["rm", "-rf", str(dest)], check=True)
+        sides[side] = (sys.executable, export(rev, dest), str(work / f"cache-{side}"))
+    return sides
+
+
 def run(tree: Path, code: str, cache: str) -> tuple[float, str]:
     """CPU seconds of a child python running ``code`` from ``tree``, and its output."""
     env = dict(os.environ, PYTHONPATH=str(tree), MEEPLE_GYM_CACHE_DIR=cache)
