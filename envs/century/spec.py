@@ -36,6 +36,12 @@ SPEC = GameSpec.from_modules(
         "score_kernels": {"final_scores_into": "meeple_gym.century.rules:final_scores_into"},
         "rollout": "meeple_gym.baselines.century_heuristic:heuristic_action",
     },
+    # The settings of the learned agent's trainer that made the shipped weights of `net`
+    # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
+    training={
+        "rounds": 4,
+        "sims": 300,
+    },
     bench_targets={
         "batched_steps_per_s": 3_000_000,
         "rollout_games_per_s_max_players": 8_000,

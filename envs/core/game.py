@@ -144,6 +144,10 @@ class GameSpec:
     # "module:attr" of the kernels that template calls; ``rollout``: "module:attr" of the
     # heuristic's ``heuristic_action`` kernel. None: no search for this game.
     search: dict | None = None
+    # The learned agent's trainer (baselines/net_train.py): its settings for this game, the
+    # ones that made the weights shipped for ``net`` (``rounds``, ``sims``, ``round_games``,
+    # ``imitation_games``, ``hidden``, ...). None: the trainer's general defaults.
+    training: dict | None = None
     # ``(num_players, seed, index) -> game``: the slow reference rules (``legal_actions()``,
     # ``step(action)``, ``is_over``) that ``meeple bench`` times; None: none.
     reference: Callable | None = None

@@ -36,5 +36,13 @@ SPEC = GameSpec.from_modules(
         "score_kernels": {"score_of": "meeple_gym.endeavor.rules:score_of"},
         "rollout": "meeple_gym.baselines.endeavor_heuristic:heuristic_action",
     },
+    # The settings of the learned agent's trainer that made the shipped weights of `net`
+    # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
+    training={
+        "rounds": 4,
+        "sims": 200,
+        "round_games": 128,
+        "imitation_games": 1024,
+    },
     bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 )

@@ -67,6 +67,15 @@ SPEC = GameSpec.from_modules(
         "score_kernels": {"score_of": "meeple_gym.everdell.rules:score_of"},
         "rollout": "meeple_gym.baselines.everdell_heuristic:heuristic_action",
     },
+    # The settings of the learned agent's trainer that made the shipped weights of `net`
+    # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
+    training={
+        "rounds": 2,
+        "sims": 100,
+        "round_games": 96,
+        "imitation_games": 1024,
+        "hidden": [192, 192],
+    },
     bench_targets={"batched_steps_per_s": 500_000, "warm_start_s": 2.0},
     losers_share_loss=True,
     # observation="compact": the same information in 1472 floats (docs/everdell.md).

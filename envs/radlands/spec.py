@@ -81,5 +81,11 @@ SPEC = GameSpec.from_modules(
         "score_kernels": {"record_scores": "meeple_gym.radlands.rules:_record_scores"},
         "rollout": "meeple_gym.baselines.radlands_heuristic:heuristic_action",
     },
+    # The settings of the learned agent's trainer that made the shipped weights of `net`
+    # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
+    training={
+        "rounds": 1,
+        "sims": 100,
+    },
     bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 )
