@@ -41,7 +41,7 @@ from meeple_gym.core.registry import available_games, check_num_players, get_spe
 from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
-AGENT_NAMES = ("heuristic", "random", "ismcts")
+AGENT_NAMES = ("heuristic", "random", "ismcts", "net")
 # Games per batch: large enough to amortise the per-step Python work, small enough for memory.
 MAX_BATCH = 2048
 # Game counts index int64 arrays (the seat table, the per-game results).
@@ -109,6 +109,8 @@ def make_agent(name, game: str, seed: int = 0):
     """A fresh agent: ``"random"`` (any game), ``"heuristic"`` (per game), ``"ismcts"`` or
     ``"ismcts:sims=200,rollout=heuristic,..."`` (the search agent, seeded with ``seed``), or
     ``"sb3:PATH.zip"`` (a saved PPO / MaskablePPO model, meeple_gym.baselines.sb3_agent),
+    ``"net"`` / ``"net:PATH"`` (a trained network played with NumPy, the weights shipped for
+    the game or a file; meeple_gym.baselines.net_agent),
     ``"package.module:Name"``: a class or factory of yours, called with ``game=...`` and
     ``seed=...`` if it takes those keywords (else with no arguments), or an agent object
     itself. An agent object passed as ``name`` is used as it is. Agents need ``act_batch``
@@ -121,6 +123,10 @@ def make_agent(name, game: str, seed: int = 0):
         from meeple_gym.baselines.ismcts import ISMCTSAgent
 
         return ISMCTSAgent.from_spec(name, game, seed)
+    if name == "net" or name.startswith("net:"):  # numpy network weights (net_agent)
+        from meeple_gym.baselines.net_agent import NetAgent
+
+        return NetAgent.from_spec(name, game, seed)
     if name.startswith("sb3:"):  # a saved SB3 model; before import paths, as it has a colon
         from meeple_gym.baselines.sb3_agent import Sb3Agent
 

@@ -114,13 +114,10 @@ class PolicyAgent:
     def __init__(self, game: str = "century", seed: int = 0, path=None, greedy: bool = True):
         import torch
 
-        from meeple_gym.core.batch import MAX_SEED
-        from meeple_gym.core.options import check_int, is_bool
+        from meeple_gym.baselines.net_agent import check_policy_args
 
         # Checked before the checkpoint is read: torch's generator takes any uint64 seed.
-        seed = check_int("seed", seed, 0, MAX_SEED)
-        if not is_bool(greedy):
-            raise OptionError(f"greedy must be a bool, got {type(greedy).__name__} {greedy!r}")
+        seed = check_policy_args(seed, greedy)
 
         path = default_checkpoint(game) if path is None else Path(path)
         ckpt = load_checkpoint(path)

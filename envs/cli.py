@@ -467,8 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
         game_help,
         ["heuristic", "random"],
         "one agent per seat, or two (the first in one rotating seat, the second in the rest): "
-        "random, heuristic, ismcts[:key=value,...], sb3:MODEL.zip (a saved PPO or MaskablePPO) "
-        "or package.module:Class",
+        "random, heuristic, ismcts[:key=value,...], net (the shipped trained network) or "
+        "net:WEIGHTS.npz, sb3:MODEL.zip (a saved PPO or MaskablePPO) or package.module:Class",
     )
     ev.add_argument("--games", type=_positive_int, default=1000, help="games to play")
     ev.set_defaults(func=cmd_eval)
@@ -499,8 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
         game_help,
         ["random", "heuristic"],
         "agents: random, heuristic, ismcts[:sims=N,rollout=random|heuristic,c=X,prior=X,"
-        "epsilon=X,depth=N] (the search agent), sb3:MODEL.zip (a saved PPO or MaskablePPO), "
-        "or package.module:Class",
+        "epsilon=X,depth=N] (the search agent), net or net:WEIGHTS.npz (a trained network), "
+        "sb3:MODEL.zip (a saved PPO or MaskablePPO), or package.module:Class",
     )
     la.add_argument(
         "--games-per-pair", type=_positive_int, default=200, help="games each pair of agents plays"

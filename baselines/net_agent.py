@@ -1,0 +1,227 @@
+"""A trained policy network as an agent, played with NumPy and one small Numba kernel (no torch).
+
+``make_agent("net", game)`` (``meeple eval --agents net heuristic``) loads the weights
+shipped inside the package for ``game`` (``meeple_gym/baselines/weights/<game>.npz``);
+``"net:PATH"`` loads a file written by the trainer (``meeple_gym.baselines.net_train``,
+docs/baselines.md, "The learned agent")::
+
+    meeple eval --game century --agents net heuristic --games 400
+    meeple eval --game century --agents net:runs/net_century.npz ismcts
+
+The network is a multilayer perceptron: the observation, scaled by the observation space's
+high bound, through ReLU layers to one logit per action (the policy) and one number (the value:
+the expected final reward of the player to act). Illegal actions get no probability.
+``greedy=True`` (the default) plays the most likely legal action, so an agent is deterministic;
+``greedy=False`` samples from the masked policy with a generator seeded by ``seed``.
+
+The weights file is a NumPy ``.npz``: ``layer<k>_w`` / ``layer<k>_b`` for the hidden layers,
+``policy_w`` / ``policy_b``, ``value_w`` / ``value_b``, ``obs_scale`` and ``meta`` (a JSON
+string: format, game, sizes, how it was trained). Weights may be stored as float16 to keep the
+file small; they are widened to float32 on load.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from meeple_gym.core.batch import MAX_SEED
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.options import check_int, is_bool
+from meeple_gym.core.sparse import scaled_sparse_product
+
+NET_FORMAT = "meeple_gym.net/1"
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+
+
+def check_policy_args(seed, greedy) -> int:
+    """The checked ``seed`` of a policy agent (0 to 2**64 - 1); ``greedy`` must be a bool."""
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    if not is_bool(greedy):
+        raise OptionError(f"greedy must be a bool, got {type(greedy).__name__} {greedy!r}")
+    return seed
+
+
+def shipped_weights(game: str) -> Path:
+    """Where the package keeps ``game``'s trained weights."""
+    return WEIGHTS_DIR / f"{game}.npz"
+
+
+def load_net(path) -> dict:
+    """The arrays and metadata of a weights file (float32), checked for shape and format;
+    ``OptionError`` naming the file if it is missing or not one of ours."""
+    path = Path(path)
+    if not path.is_file():
+        raise OptionError(
+            f"no network weights at {str(path)!r} (train some with "
+            f"`python -m meeple_gym.baselines.net_train`)"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+        meta = json.loads(str(arrays.pop("meta")))
+    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        raise OptionError(f"{str(path)!r} is not a network weights file: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != NET_FORMAT:
+        raise OptionError(f"{str(path)!r} is not a {NET_FORMAT} weights file")
+    net = {"meta": meta, "hidden": []}
+    try:
+        size = int(meta["obs_size"])
+        for k in range(len(meta["hidden"])):
+            w, b = _layer(arrays, f"layer{k}", size, int(meta["hidden"][k]), path)
+            net["hidden"].append((w, b))
+            size = w.shape[1]
+        net["policy"] = _layer(arrays, "policy", size, int(meta["num_actions"]), path)
+        net["value"] = _layer(arrays, "value", size, 1, path)
+        scale = np.asarray(arrays["obs_scale"], dtype=np.float32)
+    except KeyError as exc:
+        raise OptionError(f"{str(path)!r} lacks {exc} (a damaged weights file?)") from None
+    except (TypeError, ValueError) as exc:  # sizes in the metadata that are not integers
+        raise OptionError(f"{str(path)!r} has damaged metadata: {exc}") from None
+    if scale.shape != (int(meta["obs_size"]),):
+        raise OptionError(f"{str(path)!r}: obs_scale has shape {scale.shape}")
+    net["obs_scale"] = scale
+    return net
+
+
+def _layer(arrays, name, fan_in, fan_out, path):
+    w = np.asarray(arrays[f"{name}_w"], dtype=np.float32)
+    b = np.asarray(arrays[f"{name}_b"], dtype=np.float32)
+    if w.shape != (fan_in, fan_out) or b.shape != (fan_out,):
+        raise OptionError(
+            f"{str(path)!r}: {name} has shapes {w.shape} / {b.shape}, expected "
+            f"({fan_in}, {fan_out}) / ({fan_out},)"
+        )
+    if not (np.isfinite(w).all() and np.isfinite(b).all()):
+        raise OptionError(f"{str(path)!r}: {name} holds NaN or infinite weights")
+    return np.ascontiguousarray(w), b
+
+
+def save_net(path, *, meta: dict, hidden, policy, value, obs_scale, half: bool = True) -> Path:
+    """Write a weights file ``load_net`` reads, whole or not at all. ``hidden``: list of
+    ``(w, b)`` with ``w`` shaped (fan_in, fan_out); ``half`` stores weights as float16."""
+    from meeple_gym.core.files import atomic_write
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kind = np.float16 if half else np.float32
+    arrays = {}
+    for k, (w, b) in enumerate(hidden):
+        arrays[f"layer{k}_w"] = np.asarray(w, dtype=kind)
+        arrays[f"layer{k}_b"] = np.asarray(b, dtype=np.float32)
+    for name, (w, b) in (("policy", policy), ("value", value)):
+        arrays[f"{name}_w"] = np.asarray(w, dtype=kind)
+        arrays[f"{name}_b"] = np.asarray(b, dtype=np.float32)
+    arrays["obs_scale"] = np.asarray(obs_scale, dtype=np.float32)
+    meta = {**meta, "format": NET_FORMAT, "hidden": [int(w.shape[1]) for w, _ in hidden]}
+    arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    with atomic_write(path) as f:
+        np.savez_compressed(f, **arrays)
+    return path
+
+
+def forward(net: dict, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Policy logits (N, num_actions) and values (N,) of a batch of observations."""
+    obs = np.ascontiguousarray(observations, dtype=np.float32)
+    size = net["obs_scale"].shape[0]
+    if obs.ndim != 2 or obs.shape[1] != size:  # the kernel below does no bounds checks
+        raise OptionError(f"expected observations (N, {size}), got {obs.shape}")
+    for k, (w, b) in enumerate(net["hidden"]):
+        if k == 0:
+            x = np.zeros((obs.shape[0], w.shape[1]), dtype=np.float32)
+            scaled_sparse_product(obs, net["obs_scale"], w, x)
+        else:
+            x = x @ w
+        x += b
+        np.maximum(x, 0.0, out=x)
+    w, b = net["policy"]
+    logits = x @ w + b
+    w, b = net["value"]
+    values = np.tanh(x @ w + b)[:, 0]
+    return logits, values
+
+
+class NetAgent:
+    """The policy of a trained network (module docs). ``path=None`` loads the weights shipped
+    for ``game``; ``seed`` (0 to 2**64 - 1) seeds the sampling when ``greedy=False``."""
+
+    def __init__(self, game: str = "century", seed: int = 0, path=None, greedy: bool = True):
+        seed = check_policy_args(seed, greedy)
+        path = shipped_weights(game) if path is None else Path(path)
+        net = load_net(path)
+        if net["meta"].get("game") != game:
+            raise OptionError(
+                f"weights {str(path)!r} were trained on {net['meta'].get('game')!r}, not {game!r}"
+            )
+        self.game = game
+        self.path = path
+        self.net = net
+        self.meta = net["meta"]
+        self.greedy = bool(greedy)
+        self.num_actions = int(self.meta["num_actions"])
+        self.obs_size = int(self.meta["obs_size"])
+        self.name = "net" if path == shipped_weights(game) else f"net:{path}"
+        self._rng = np.random.default_rng(seed)
+
+    @classmethod
+    def from_spec(cls, text: str, game: str, seed: int = 0) -> NetAgent:
+        """``"net"`` (the shipped weights) or ``"net:PATH"``."""
+        head, colon, path = text.partition(":")
+        if head != "net" or (colon and not path):
+            raise OptionError(f"not a net agent: {text!r} (use net or net:PATH)")
+        return cls(game, seed=seed, path=path or None)
+
+    def _check(self, observations, masks) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.asarray(observations)
+        legal = np.asarray(masks) != 0
+        if (
+            obs.ndim != 2
+            or obs.shape[1] != self.obs_size
+            or legal.shape
+            != (
+                obs.shape[0],
+                self.num_actions,
+            )
+        ):
+            raise OptionError(
+                f"expected observations (N, {self.obs_size}) and masks (N, {self.num_actions}); "
+                f"got {obs.shape} and {np.asarray(masks).shape}"
+            )
+        if not legal.any(axis=1).all():
+            raise ValueError("some mask rows have no legal action")
+        return obs, legal
+
+    def policy(self, observations, masks) -> np.ndarray:
+        """Probabilities (N, num_actions) over the legal actions of each row."""
+        obs, legal = self._check(observations, masks)
+        logits, _ = forward(self.net, obs)
+        logits = np.where(legal, logits, -np.inf)
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)
+
+    def value(self, observations) -> np.ndarray:
+        """The value head: the expected final reward, in [-1, 1], of the player to act."""
+        obs = np.asarray(observations)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise OptionError(f"expected observations (N, {self.obs_size}), got {obs.shape}")
+        return forward(self.net, obs)[1]
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """One legal action per row (int64)."""
+        obs, legal = self._check(observations, masks)
+        if obs.shape[0] == 0:
+            return np.empty(0, dtype=np.int64)
+        logits, _ = forward(self.net, obs)
+        if self.greedy:
+            return np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
+        # Gumbel-max: a sample of the masked softmax with one draw per entry.
+        gumbel = -np.log(-np.log(self._rng.random(logits.shape)))
+        return np.where(legal, logits + gumbel, -np.inf).argmax(axis=1).astype(np.int64)
+
+    def act(self, observation: dict) -> int:
+        """One PettingZoo observation dict ``{"observation", "action_mask"}``."""
+        obs = np.asarray(observation["observation"])[None]
+        return int(self.act_batch(obs, np.asarray(observation["action_mask"])[None])[0])

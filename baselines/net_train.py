@@ -1,0 +1,476 @@
+"""Train a policy/value network for ``NetAgent`` by expert iteration (needs torch).
+
+    python -m meeple_gym.baselines.net_train --game century --out runs/net_century.npz
+
+Method (docs/baselines.md, "The learned agent"):
+
+1. **Imitation.** Games of the heuristic against itself, with a few random moves for variety;
+   every decision of either seat is a training example whose target is the heuristic's move.
+   The network learns to play like the heuristic.
+2. **Expert iteration rounds** (DAgger). The network plays the heuristic, seats rotating. At
+   each of its decisions the ISMCTS search (``meeple_gym.baselines.ismcts``, the game's default
+   budget unless ``--sims``) picks a move for the same position: that move is the target. The
+   network plays its own move (sampled from its policy), or with chance ``--expert-share`` the
+   search's, so the positions are the ones the network reaches against the heuristic. The
+   examples of every round are kept and the network trains further on all of them.
+
+The value head learns the final reward of the player to act (+1 win, -1 loss, 0 otherwise).
+After every round the greedy network plays ``--eval-games`` games against the heuristic (seats
+rotated, a fixed seed) and the win rate with its Wilson interval goes on the learning curve,
+with the elapsed time; the curve is written as JSON beside the weights and drawn as a PNG when
+matplotlib is installed. Weights are written after every round (``--out``, NumPy only), and
+the round that did best in those games is kept beside them (``<out>_best.npz``).
+
+The run is seeded: the same arguments, seed and thread count give the same weights.
+``--minutes`` stops early after the round that passes the budget (then the number of rounds,
+not the seed, depends on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match
+from meeple_gym.baselines.net_agent import NetAgent, save_net
+from meeple_gym.core.batch import MAX_SEED
+from meeple_gym.core.errors import OptionError
+from meeple_gym.core.options import check_int
+from meeple_gym.core.registry import get_spec, make_batch
+from meeple_gym.core.rng import py_derive_key
+from meeple_gym.core.sampling import policy_words, random_legal_actions
+
+_ROUND_STREAM = 0x4E45  # RNG stream id of the seeds of each round's games
+
+
+def collect(
+    game: str,
+    num_games: int,
+    seed: int,
+    learner=None,
+    expert=None,
+    expert_share: float = 0.0,
+    epsilon: float = 0.0,
+    both_seats: bool = False,
+) -> dict:
+    """Play ``num_games`` two-player games against the heuristic and return the examples:
+    ``obs`` (float32), ``mask`` (int8), ``target`` (the expert's move), ``value`` (the final
+    reward of the player who decided). The learner sits in seat ``i % 2`` of game ``i``
+    (``both_seats``: every decision is recorded, the heuristic playing both seats).
+    ``learner``: an agent playing the learner's seat (None: the expert's move is played);
+    ``expert``: an agent with ``act_states`` (the search) or ``act_batch`` giving the targets
+    (None: the heuristic). Decisions with one legal move are not recorded."""
+    rng = np.random.default_rng(seed)
+    heuristic = make_agent("heuristic", game)
+    expert = heuristic if expert is None else expert
+    batch = make_batch(game, num_games, 2, seed)
+    obs = batch.reset()
+    done = np.zeros(num_games, dtype=bool)
+    learner_seat = np.arange(num_games) % 2
+    actions = np.zeros(num_games, dtype=np.int64)
+    filler = policy_words(seed, num_games)
+    parts = {"obs": [], "mask": [], "target": [], "row": [], "player": []}
+    final = np.zeros((num_games, 2), dtype=np.float32)
+    while not done.all():
+        random_legal_actions(batch.legal_mask, filler, actions)
+        mask = batch.legal_mask
+        player = batch.current_player
+        mine = ~done & ((player == learner_seat) | both_seats)
+        theirs = np.flatnonzero(~done & ~mine)
+        if theirs.size:
+            actions[theirs] = heuristic.act_batch(obs[theirs], mask[theirs])
+        rows = np.flatnonzero(mine)
+        if rows.size:
+            choice = (mask[rows] != 0).sum(axis=1) > 1
+            decide = rows[choice]
+            targets = np.empty(decide.size, dtype=np.int64)
+            if decide.size:
+                if callable(getattr(expert, "act_states", None)):
+                    targets = expert.act_states(batch.states[decide])
+                else:
+                    targets = expert.act_batch(obs[decide], mask[decide])
+                for key, value in (
+                    ("obs", obs[decide]),
+                    ("mask", mask[decide]),
+                    ("target", targets),
+                    ("row", decide),
+                    ("player", player[decide]),
+                ):
+                    parts[key].append(np.array(value))
+            played = heuristic.act_batch(obs[rows], mask[rows])  # forced moves, and no learner
+            if decide.size:
+                if learner is None:
+                    own = targets
+                else:
+                    own = learner.act_batch(obs[decide], mask[decide])
+                    take = rng.random(decide.size) < expert_share
+                    own = np.where(take, targets, own)
+                played[choice] = own
+            if epsilon > 0:  # a random legal move now and then, for positions off the track
+                wild = rng.random(rows.size) < epsilon
+                played[wild] = actions[rows[wild]]
+            actions[rows] = played
+        obs, rewards, term, trunc = batch.step(actions)
+        ended = np.flatnonzero((term | trunc) & ~done)
+        if ended.size:
+            done[ended] = True
+            final[ended] = np.where(trunc[ended, None], 0.0, np.sign(rewards[ended, :2]))
+    out = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
+    out["value"] = final[out["row"].astype(np.int64), out["player"].astype(np.int64)]
+    out["obs"] = out["obs"].astype(np.float32, copy=False)
+    out["mask"] = out["mask"].astype(np.int8, copy=False)
+    out["target"] = out["target"].astype(np.int64, copy=False)
+    return out
+
+
+class Model:
+    """The torch twin of ``NetAgent``'s network: ReLU trunk, policy and value heads."""
+
+    def __init__(self, obs_scale: np.ndarray, num_actions: int, hidden: list[int], seed: int):
+        import torch
+        from torch import nn
+
+        torch.manual_seed(seed)
+        sizes = [obs_scale.shape[0], *hidden]
+        self.trunk = nn.Sequential(
+            *[
+                m
+                for a, b in zip(sizes[:-1], sizes[1:], strict=True)
+                for m in (nn.Linear(a, b), nn.ReLU())
+            ]
+        )
+        self.policy = nn.Linear(sizes[-1], num_actions)
+        self.value = nn.Linear(sizes[-1], 1)
+        self.modules = nn.ModuleList([self.trunk, self.policy, self.value])
+        self.obs_scale = torch.as_tensor(obs_scale, dtype=torch.float32)
+
+    def __call__(self, obs):
+        x = self.trunk(obs * self.obs_scale)
+        return self.policy(x), self.value(x)[:, 0]
+
+    def export(self) -> dict:
+        def pair(linear):
+            return (
+                linear.weight.detach().numpy().T.copy(),
+                linear.bias.detach().numpy().copy(),
+            )
+
+        layers = [pair(m) for m in self.trunk if hasattr(m, "weight")]
+        return {"hidden": layers, "policy": pair(self.policy), "value": pair(self.value)}
+
+
+def loss_terms(model, obs, mask, target, value):
+    """(cross-entropy of the target move under the masked policy, value MSE)."""
+    import torch
+
+    logits, v = model(obs)
+    logits = torch.where(mask, logits, torch.full_like(logits, -1e9))
+    policy_loss = torch.nn.functional.cross_entropy(logits, target)
+    value_loss = torch.mean((torch.tanh(v) - value) ** 2)
+    return policy_loss, value_loss
+
+
+def fit(model, optimizer, data: dict, epochs: int, batch_size: int, rng) -> float:
+    """Train ``epochs`` passes over ``data``; returns the mean loss of the last pass."""
+    import torch
+
+    obs = torch.as_tensor(data["obs"])
+    mask = torch.as_tensor(data["mask"] != 0)
+    target = torch.as_tensor(data["target"])
+    value = torch.as_tensor(data["value"])
+    n = obs.shape[0]
+    last = float("nan")
+    for _ in range(epochs):
+        order = torch.as_tensor(rng.permutation(n))
+        total, count = 0.0, 0
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            p_loss, v_loss = loss_terms(model, obs[idx], mask[idx], target[idx], value[idx])
+            loss = p_loss + 0.5 * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * idx.shape[0]
+            count += idx.shape[0]
+        last = total / max(count, 1)
+    return last
+
+
+def evaluate_loss(model, data: dict) -> float:
+    import torch
+
+    with torch.no_grad():
+        p_loss, v_loss = loss_terms(
+            model,
+            torch.as_tensor(data["obs"]),
+            torch.as_tensor(data["mask"] != 0),
+            torch.as_tensor(data["target"]),
+            torch.as_tensor(data["value"]),
+        )
+    return float(p_loss + 0.5 * v_loss)
+
+
+def merge(datasets: list[dict]) -> dict:
+    return {k: np.concatenate([d[k] for d in datasets]) for k in datasets[0]}
+
+
+def save(model, path, meta: dict) -> Path:
+    parts = model.export()
+    return save_net(
+        path,
+        meta=meta,
+        hidden=parts["hidden"],
+        policy=parts["policy"],
+        value=parts["value"],
+        obs_scale=model.obs_scale.numpy(),
+    )
+
+
+def draw_curve(ax, run: dict) -> None:
+    """One run's curve on a matplotlib axis: the win rate against the heuristic (Wilson 95%
+    band) over training time."""
+    points = run["curve"]
+    minutes = [p["elapsed"] / 60 for p in points]
+    ax.plot(minutes, [p["win_rate"] for p in points], marker="o", label="net vs heuristic")
+    ax.fill_between(
+        minutes, [p["ci_low"] for p in points], [p["ci_high"] for p in points], alpha=0.2
+    )
+    ax.axhline(0.5, color="grey", lw=1, ls=":")
+    ax.axhline(0.6, color="green", lw=1, ls="--", label="60%")
+    ax.set(
+        xlabel="training time (min)",
+        ylabel=f"win rate ({points[-1]['games']} games, seats rotated)",
+        ylim=(0, 1),
+        title=f"{run['game']}: expert iteration",
+    )
+    ax.legend(loc="lower right")
+
+
+def plot_curves(curve_jsons, png) -> Path:
+    """The curves of one or more runs (JSON files the trainer wrote), a panel each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [json.loads(Path(path).read_text()) for path in curve_jsons]
+    cols = min(len(runs), 2)
+    rows = (len(runs) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 4 * rows), squeeze=False)
+    for ax, run in zip(axes.flat, runs, strict=False):
+        draw_curve(ax, run)
+    for ax in list(axes.flat)[len(runs) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return Path(png)
+
+
+# The trainer's general settings; a game's ``GameSpec.training`` overrides them (the settings
+# that made its shipped weights), and keywords / command-line flags override both.
+DEFAULTS = {
+    "seed": 0,
+    "rounds": 8,
+    "imitation_games": 2048,
+    "round_games": 256,
+    "eval_games": 200,
+    "sims": None,  # search iterations per target; None: the game's ISMCTS default
+    "hidden": (256, 256),
+    "epochs": 4,
+    "imitation_epochs": 6,
+    "batch_size": 256,
+    "learning_rate": 1e-3,  # imitation
+    "round_learning_rate": 3e-4,  # expert rounds: smaller steps keep a round from undoing the last
+    "expert_share": 0.25,
+    "epsilon": 0.05,
+}
+_COUNTS = ("rounds", "imitation_games", "round_games", "eval_games", "epochs")
+_COUNTS += ("imitation_epochs", "batch_size")
+
+
+def settings_for(game: str, **overrides) -> dict:
+    """The settings a run on ``game`` uses: ``DEFAULTS``, then the game's
+    ``GameSpec.training``, then ``overrides`` (None values are left out); checked."""
+    unknown = sorted(set(overrides) - set(DEFAULTS))
+    if unknown:
+        raise OptionError(f"unknown training settings {unknown}; known: {sorted(DEFAULTS)}")
+    settings = {**DEFAULTS, **(get_spec(game).training or {})}
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    settings["seed"] = check_int("seed", settings["seed"], 0, MAX_SEED)
+    for key in _COUNTS:
+        settings[key] = check_int(key, settings[key], 1 if key != "rounds" else 0, None)
+    if settings["sims"] is not None:
+        settings["sims"] = check_int("sims", settings["sims"], 1, None)
+    settings["hidden"] = tuple(check_int("hidden", h, 1, None) for h in settings["hidden"])
+    for key in ("expert_share", "epsilon"):
+        if not 0.0 <= float(settings[key]) <= 1.0:
+            raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
+    for key in ("learning_rate", "round_learning_rate"):
+        if not float(settings[key]) > 0:
+            raise OptionError(f"{key} must be positive, got {settings[key]!r}")
+    return settings
+
+
+def train(
+    game: str,
+    out,
+    minutes: float | None = None,
+    threads: int | None = None,
+    progress: bool = True,
+    **overrides,
+) -> dict:
+    """Run the method of the module docstring with ``settings_for(game, **overrides)``;
+    returns the curve (also written as JSON beside ``out``)."""
+    import torch
+    from tqdm import tqdm
+
+    from meeple_gym.baselines.ismcts import ISMCTSAgent
+
+    settings = settings_for(game, **overrides)
+    seed, rounds, sims = settings["seed"], settings["rounds"], settings["sims"]
+    epochs, batch_size = settings["epochs"], settings["batch_size"]
+    eval_games, round_games = settings["eval_games"], settings["round_games"]
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    if threads is not None:
+        torch.set_num_threads(check_int("threads", threads, 1, None))
+    spec = get_spec(game)
+    high = np.broadcast_to(np.asarray(spec.obs_high, dtype=np.float32), (spec.obs_size,))
+    obs_scale = 1.0 / np.maximum(high, 1.0)
+    num_actions = int(spec.num_actions)
+    model = Model(obs_scale, num_actions, list(settings["hidden"]), seed)
+    params = [p for m in model.modules for p in m.parameters()]
+    optimizer = torch.optim.Adam(params, lr=float(settings["learning_rate"]))
+    rng = np.random.default_rng(seed)
+    out = Path(out)
+    meta = {
+        "game": game,
+        "obs_size": int(obs_scale.shape[0]),
+        "num_actions": num_actions,
+        "method": "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)",
+        "seed": seed,
+    }
+    started = time.perf_counter()
+    curve = {"game": game, "seed": seed, "curve": []}
+    curve["settings"] = {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()}
+    curve_path = out.with_suffix(".json")
+    best_path = out.with_name(out.stem + "_best.npz")
+    bar = tqdm(total=rounds + 1, desc=f"{game} training", unit="round", disable=not progress)
+
+    def checkpoint(stage: str, samples: int, loss: float):
+        save(model, out, {**meta, "samples": samples, "stage": stage})
+        result = play_match(
+            game,
+            2,
+            [NetAgent(game, path=out), "heuristic"],
+            eval_games,
+            seed=agent_seed(seed, 1),
+            progress=False,
+        )
+        point = {
+            "stage": stage,
+            "elapsed": time.perf_counter() - started,
+            "samples": samples,
+            "loss": loss,
+            "games": eval_games,
+            **{k: result[k] for k in ("wins", "draws", "win_rate", "ci_low", "ci_high")},
+        }
+        curve["curve"].append(point)
+        best = max(curve["curve"], key=lambda p: p["win_rate"])
+        if best is point:  # the round that played best against the heuristic so far
+            shutil.copyfile(out, best_path)
+            curve["best"] = stage
+        curve_path.write_text(json.dumps(curve, indent=1))
+        bar.set_postfix_str(f"{stage}: {result['win_rate']:.0%} vs heuristic, loss {loss:.3f}")
+        bar.update(1)
+
+    bar.set_description_str(f"{game}: imitating the heuristic")
+    imitation = collect(
+        game, settings["imitation_games"], seed, epsilon=settings["epsilon"], both_seats=True
+    )
+    loss = fit(model, optimizer, imitation, settings["imitation_epochs"], batch_size, rng)
+    checkpoint("imitation", len(imitation["target"]), loss)
+    expert_data = []
+    for group in optimizer.param_groups:
+        group["lr"] = float(settings["round_learning_rate"])
+    for r in range(rounds):
+        if minutes is not None and time.perf_counter() - started > 60 * minutes:
+            break
+        bar.set_description_str(f"{game}: round {r + 1}, searching")
+        round_seed = py_derive_key(seed, r + 1, _ROUND_STREAM)
+        expert = ISMCTSAgent(game, sims=sims, seed=agent_seed(round_seed, 1))
+        learner = NetAgent(game, seed=agent_seed(round_seed, 2), path=out, greedy=False)
+        expert_data.append(
+            collect(
+                game,
+                round_games,
+                round_seed,
+                learner,
+                expert,
+                expert_share=settings["expert_share"],
+            )
+        )
+        data = merge(expert_data)
+        bar.set_description_str(f"{game}: round {r + 1}, fitting")
+        loss = fit(model, optimizer, data, epochs, batch_size, rng)
+        checkpoint(f"round {r + 1}", len(imitation["target"]) + len(data["target"]), loss)
+    bar.close()
+    curve["train_seconds"] = time.perf_counter() - started
+    curve_path.write_text(json.dumps(curve, indent=1))
+    try:
+        curve["plot"] = str(plot_curves([curve_path], out.with_suffix(".png")))
+    except ImportError:  # matplotlib is the optional `plot` extra
+        pass
+    return curve
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        prog="python -m meeple_gym.baselines.net_train",
+        description=__doc__.split("\n\n")[0],
+        epilog="Settings left out take the game's GameSpec.training, then the trainer's "
+        "DEFAULTS: the settings that made the shipped weights.",
+    )
+    p.add_argument("--game", required=True)
+    p.add_argument("--out", help="weights file (.npz); default runs/net_<game>.npz")
+    p.add_argument("--minutes", type=float, help="stop after the round that passes this")
+    p.add_argument("--threads", type=int, help="torch threads (default: torch's)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--rounds", type=int, help="expert iteration rounds")
+    p.add_argument("--imitation-games", type=int)
+    p.add_argument("--round-games", type=int, help="games searched per round")
+    p.add_argument("--eval-games", type=int, help="games against the heuristic per curve point")
+    p.add_argument("--sims", type=int, help="search iterations per target")
+    p.add_argument("--hidden", type=int, nargs="+")
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--imitation-epochs", type=int)
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--learning-rate", type=float, help="of the imitation")
+    p.add_argument("--round-learning-rate", type=float, help="of the expert rounds")
+    p.add_argument("--expert-share", type=float)
+    p.add_argument("--epsilon", type=float)
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    kwargs = vars(args).copy()
+    game = kwargs.pop("game")
+    out = kwargs.pop("out") or f"runs/net_{game}.npz"
+    curve = train(game, out, **kwargs)
+    last = curve["curve"][-1]
+    print(
+        f"{game}: {last['win_rate']:.1%} [{last['ci_low']:.1%}, {last['ci_high']:.1%}] vs "
+        f"heuristic after {curve['train_seconds'] / 60:.1f} min; weights {out}"
+    )
+    return curve
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""The learned agent ``net``: shipped weights, NumPy-only play, legality, determinism, the
+weights format's errors, and the trainer (a short run lowers its loss; the exported NumPy
+network computes what the torch one does)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import meeple_gym as mg
+from meeple_gym.baselines.evaluate import AGENT_NAMES, make_agent, play_match
+from meeple_gym.baselines.net_agent import (
+    NET_FORMAT,
+    NetAgent,
+    forward,
+    load_net,
+    save_net,
+    shipped_weights,
+)
+from meeple_gym.core.errors import OptionError
+
+GAMES = ["century", "radlands", "everdell", "endeavor"]
+MAX_WEIGHTS_BYTES = 5 * 1024 * 1024
+
+
+def _positions(game: str, size: int = 24, steps: int = 12, seed: int = 3):
+    """Observations and masks of mid-game positions reached by random play."""
+    batch = mg.make_batch(game, size, 2, seed=seed)
+    obs = batch.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        keys = np.where(batch.legal_mask != 0, rng.random(batch.legal_mask.shape), -1.0)
+        obs, _, _, _ = batch.step(keys.argmax(axis=1).astype(np.int64))
+    return obs.copy(), batch.legal_mask.copy()
+
+
+def _tiny_net(tmp_path, game="century", hidden=(8,), seed=0, name="tiny.npz"):
+    spec = mg.get_spec(game)
+    rng = np.random.default_rng(seed)
+    sizes = [spec.obs_size, *hidden]
+    layers = [
+        (rng.normal(size=(a, b)).astype(np.float32) * 0.1, np.zeros(b, np.float32))
+        for a, b in zip(sizes[:-1], sizes[1:], strict=True)
+    ]
+    policy = (
+        rng.normal(size=(sizes[-1], spec.num_actions)).astype(np.float32),
+        np.zeros(spec.num_actions, np.float32),
+    )
+    value = (rng.normal(size=(sizes[-1], 1)).astype(np.float32), np.zeros(1, np.float32))
+    meta = {"game": game, "obs_size": spec.obs_size, "num_actions": spec.num_actions}
+    return save_net(
+        tmp_path / name,
+        meta=meta,
+        hidden=layers,
+        policy=policy,
+        value=value,
+        obs_scale=np.ones(spec.obs_size, np.float32),
+    )
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_shipped_weights_load_and_fit_the_budget(game):
+    path = shipped_weights(game)
+    assert path.is_file(), f"no shipped weights for {game}"
+    assert path.stat().st_size <= MAX_WEIGHTS_BYTES
+    agent = make_agent("net", game)
+    spec = mg.get_spec(game)
+    assert isinstance(agent, NetAgent) and agent.name == "net"
+    assert (agent.obs_size, agent.num_actions) == (spec.obs_size, spec.num_actions)
+    assert agent.meta["format"] == NET_FORMAT and agent.meta["game"] == game
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_net_plays_only_legal_moves(game):
+    obs, mask = _positions(game)
+    for greedy in (True, False):
+        actions = NetAgent(game, seed=5, greedy=greedy).act_batch(obs, mask)
+        assert actions.dtype == np.int64 and actions.shape == (mask.shape[0],)
+        assert mask[np.arange(mask.shape[0]), actions].all()
+    # Whole games: the evaluator refuses any illegal move an agent returns.
+    result = play_match(game, 2, ["net", "random"], num_games=4, seed=1, progress=False)
+    assert result["wins"] + result["draws"] + result["losses"] == 4
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_net_is_deterministic_under_a_seed(game):
+    obs, mask = _positions(game, seed=8)
+    greedy = NetAgent(game)
+    assert np.array_equal(greedy.act_batch(obs, mask), greedy.act_batch(obs, mask))
+    sampled = [NetAgent(game, seed=11, greedy=False).act_batch(obs, mask) for _ in range(2)]
+    assert np.array_equal(sampled[0], sampled[1])
+    # Row by row through act() gives the batch's greedy moves.
+    rows = [
+        greedy.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=True)
+    ]
+    assert rows == greedy.act_batch(obs, mask).tolist()
+
+
+def test_sampling_follows_the_policy(tmp_path):
+    agent = NetAgent("century", seed=2, path=_tiny_net(tmp_path), greedy=False)
+    obs, mask = _positions("century", size=1, steps=3)
+    probs = agent.policy(obs, mask)[0]
+    assert np.isclose(probs.sum(), 1.0) and np.all(probs[mask[0] == 0] == 0)
+    draws = agent.act_batch(np.repeat(obs, 4000, axis=0), np.repeat(mask, 4000, axis=0))
+    freq = np.bincount(draws, minlength=probs.size) / draws.size
+    assert np.abs(freq - probs).max() < 0.03
+
+
+def test_sparse_first_layer_is_the_dense_product(tmp_path):
+    from meeple_gym.core.sparse import scaled_sparse_product
+
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random((50, 300)) < 0.05, rng.integers(1, 9, (50, 300)), 0)
+    x = x.astype(np.float32)
+    scale = rng.random(300).astype(np.float32)
+    w = rng.normal(size=(300, 17)).astype(np.float32)
+    out = np.zeros((50, 17), np.float32)
+    scaled_sparse_product(x, scale, w, out)
+    assert np.allclose(out, (x * scale) @ w, atol=1e-4)
+    net = load_net(_tiny_net(tmp_path))
+    with pytest.raises(OptionError, match="expected observations"):
+        forward(net, x)  # wrong width: refused before the kernel reads past a row
+
+
+def test_net_play_imports_no_torch():
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "import meeple_gym as mg\n"
+        "from meeple_gym.baselines.evaluate import make_agent\n"
+        "b = mg.make_batch('century', 4, 2, seed=0)\n"
+        "obs = b.reset()\n"
+        "make_agent('net', 'century').act_batch(obs, b.legal_mask)\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_net_path_spec_and_errors(tmp_path):
+    path = _tiny_net(tmp_path)
+    agent = make_agent(f"net:{path}", "century")
+    assert agent.path == path and agent.name == f"net:{path}"
+    assert "net" in AGENT_NAMES
+    with pytest.raises(OptionError, match="no network weights"):
+        make_agent(f"net:{tmp_path / 'missing.npz'}", "century")
+    with pytest.raises(OptionError, match="trained on 'century', not 'radlands'"):
+        make_agent(f"net:{path}", "radlands")
+    with pytest.raises(OptionError, match="not a net agent"):
+        NetAgent.from_spec("net:", "century")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip file")
+    with pytest.raises(OptionError, match="not a network weights file"):
+        make_agent(f"net:{bad}", "century")
+    # A file whose arrays do not match its sizes is refused, not played.
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["policy_w"] = arrays["policy_w"][:, :3]
+    broken = tmp_path / "broken.npz"
+    np.savez(broken, **arrays)
+    with pytest.raises(OptionError, match="policy has shapes"):
+        load_net(broken)
+    arrays = dict(np.load(path))
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps({**meta, "format": "other/1"}))
+    other = tmp_path / "other.npz"
+    np.savez(other, **arrays)
+    with pytest.raises(OptionError, match="not a meeple_gym.net/1"):
+        load_net(other)
+
+
+def test_act_batch_checks_its_input(tmp_path):
+    agent = NetAgent("century", path=_tiny_net(tmp_path))
+    obs, mask = _positions("century", size=2, steps=1)
+    with pytest.raises(OptionError, match="expected observations"):
+        agent.act_batch(obs[:, :10], mask)
+    with pytest.raises(OptionError, match="expected observations"):
+        agent.act_batch(obs, mask[:1])
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act_batch(obs, np.zeros_like(mask))
+    with pytest.raises(OptionError, match="greedy must be a bool"):
+        NetAgent("century", path=_tiny_net(tmp_path), greedy=1)
+
+
+def test_net_as_gym_opponent():
+    import gymnasium
+
+    env = gymnasium.make("meeple_gym/Century-v0", opponent="net")
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(5000):  # the net answers every move; the game must reach its end
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, term, trunc, info = env.step(action)
+        if term or trunc:
+            break
+    assert term or trunc
+
+
+@pytest.fixture(scope="module")
+def small_data():
+    from meeple_gym.baselines.net_train import collect
+
+    return collect("century", 8, seed=4, both_seats=True, epsilon=0.1)
+
+
+def test_collect_records_heuristic_targets(small_data):
+    data = small_data
+    n = data["target"].shape[0]
+    assert n > 100
+    assert data["obs"].shape == (n, mg.get_spec("century").obs_size)
+    assert data["mask"][np.arange(n), data["target"]].all()  # every target is legal
+    assert ((data["mask"] != 0).sum(axis=1) > 1).all()  # forced moves are left out
+    assert set(np.unique(data["value"])) <= {-1.0, 0.0, 1.0}
+
+
+def test_short_training_lowers_the_loss_and_exports_the_same_network(tmp_path, small_data):
+    pytest.importorskip("torch")
+    from meeple_gym.baselines import net_train
+
+    spec = mg.get_spec("century")
+    high = np.broadcast_to(np.asarray(spec.obs_high, np.float32), (spec.obs_size,))
+    model = net_train.Model(1.0 / np.maximum(high, 1.0), spec.num_actions, [64], seed=0)
+    import torch
+
+    optimizer = torch.optim.Adam([p for m in model.modules for p in m.parameters()], lr=1e-3)
+    before = net_train.evaluate_loss(model, small_data)
+    net_train.fit(model, optimizer, small_data, 5, 128, np.random.default_rng(0))
+    after = net_train.evaluate_loss(model, small_data)
+    assert after < before * 0.8, (before, after)
+
+    path = net_train.save(model, tmp_path / "net.npz", {"game": "century", **_sizes(spec)})
+    net = load_net(path)
+    obs = small_data["obs"][:64]
+    logits, values = forward(net, obs)
+    with torch.no_grad():
+        t_logits, t_values = model(torch.as_tensor(obs))
+    # float16 storage: close, not equal.
+    assert np.allclose(logits, t_logits.numpy(), atol=0.05, rtol=0.02)
+    assert np.allclose(values, np.tanh(t_values.numpy()), atol=0.05)
+
+
+def _sizes(spec) -> dict:
+    return {"obs_size": spec.obs_size, "num_actions": spec.num_actions}
+
+
+def test_training_run_is_seeded(tmp_path):
+    pytest.importorskip("torch")
+    from meeple_gym.baselines.net_train import train
+
+    kwargs = dict(
+        rounds=1,
+        imitation_games=8,
+        round_games=4,
+        eval_games=4,
+        sims=8,
+        hidden=(16,),
+        epochs=1,
+        imitation_epochs=1,
+        progress=False,
+        threads=1,
+    )
+    runs = [train("radlands", tmp_path / f"run{k}.npz", seed=3, **kwargs) for k in range(2)]
+    a, b = (dict(np.load(tmp_path / f"run{k}.npz")) for k in range(2))
+    assert all(np.array_equal(a[key], b[key]) for key in a)
+    assert [p["loss"] for p in runs[0]["curve"]] == [p["loss"] for p in runs[1]["curve"]]
+    assert [p["stage"] for p in runs[0]["curve"]] == ["imitation", "round 1"]
+    assert (tmp_path / "run0.json").is_file()
+    # The learning curve is drawn when matplotlib is there (the test extras have it).
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "run0.png").stat().st_size > 1000
+    assert runs[0]["plot"] == str(tmp_path / "run0.png")
+
+
+def test_training_settings_come_from_the_spec_then_the_caller():
+    from meeple_gym.baselines.net_train import DEFAULTS, settings_for
+
+    for game in GAMES:
+        settings = settings_for(game)
+        assert set(settings) == set(DEFAULTS)
+        for key, value in (mg.get_spec(game).training or {}).items():
+            assert settings[key] == (tuple(value) if key == "hidden" else value)
+    assert settings_for("century", rounds=3, sims=None)["rounds"] == 3
+    with pytest.raises(OptionError, match="unknown training settings"):
+        settings_for("century", round=3)
+    with pytest.raises(OptionError, match="expert_share"):
+        settings_for("century", expert_share=1.5)
+    with pytest.raises(OptionError, match="round_games"):
+        settings_for("century", round_games=0)
+
+
+def test_damaged_metadata_is_refused(tmp_path):
+    arrays = dict(np.load(_tiny_net(tmp_path)))
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps({**meta, "obs_size": "many"}))
+    damaged = tmp_path / "damaged.npz"
+    np.savez(damaged, **arrays)
+    with pytest.raises(OptionError, match="damaged metadata"):
+        load_net(damaged)
