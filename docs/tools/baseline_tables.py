@@ -31,7 +31,7 @@ def _wall(r: dict) -> str:
 def strength_tables() -> str:
     lines = ["| game | agents | players | games | win rate of the first [Wilson 95%] | wall |"]
     lines.append("| --- | --- | --- | --- | --- | --- |")
-    for prefix in ("eval", "budget"):
+    for prefix in ("eval", "budget", "net"):
         for game in GAMES:
             r = _load(f"{prefix}_{game}")
             if r:
@@ -61,8 +61,46 @@ def ladder_table(game: str) -> str:
     return "\n".join(lines)
 
 
+def _pair(ladder: dict, first: str, second: str) -> str:
+    """The ladder match of two agents, from ``first``'s side."""
+    from scipy.stats import binomtest
+
+    for m in ladder["matches"]:
+        if sorted(m["agents"]) != sorted([first, second]):
+            continue
+        wins = m["wins"] if m["agents"][0] == first else m["games"] - m["wins"] - m["draws"]
+        ci = binomtest(wins, m["games"]).proportion_ci(confidence_level=0.95, method="wilson")
+        rate = {"win_rate": wins / m["games"], "ci_low": ci.low, "ci_high": ci.high}
+        return f"{wins}/{m['games']}, " + _rate(rate)
+    return ""
+
+
+def net_table() -> str:
+    """The learned agent per game: its 400-game match against the heuristic, its ladder
+    matches against the heuristic and the search, and its ladder rank."""
+    lines = [
+        "| game | `net` vs `heuristic`, 400 games | ladder: vs `heuristic` | "
+        "ladder: vs `ismcts` | ladder rank |"
+    ]
+    lines.append("| --- | --- | --- | --- | --- |")
+    for game in GAMES:
+        match, ladder = _load(f"net_{game}"), _load(f"ladder_{game}")
+        if not match or not ladder:
+            continue
+        names = [row["agent"] for row in ladder["ratings"]]
+        if "net" not in names:
+            continue
+        rank = f"{names.index('net') + 1} of {len(names)}"
+        cells = [game, _rate(match), _pair(ladder, "net", "heuristic")]
+        cells += [_pair(ladder, "net", "ismcts"), rank]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     print(strength_tables())
+    print()
+    print(net_table())
     for game in GAMES:
         table = ladder_table(game)
         if table:
