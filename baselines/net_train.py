@@ -1,4 +1,4 @@
-"""Train a policy/value network for ``NetAgent`` by expert iteration (needs torch).
+"""Train a policy/value network for ``NetAgent``: expert iteration, then PPO (needs torch).
 
     python -m meeple_gym.baselines.net_train --game century --out runs/net_century.npz
 
@@ -13,17 +13,28 @@ Method (docs/baselines.md, "The learned agent"):
    network plays its own move (sampled from its policy), or with chance ``--expert-share`` the
    search's, so the positions are the ones the network reaches against the heuristic. The
    examples of every round are kept and the network trains further on all of them.
+3. **Policy gradient** (``--ppo-iterations``, PPO). The network, sampling from its policy,
+   plays batches of ``--ppo-games`` games against the heuristic, seats rotating; each of its
+   decisions is pushed toward the game's outcome (+1 for a win, -1 for a loss or a draw) less
+   the value head's estimate, with PPO's clipped ratio and an entropy bonus. Imitation and
+   search targets teach the network to play well; this stage teaches it to beat the
+   heuristic it is measured against.
 
-The value head learns the final reward of the player to act (+1 win, -1 loss, 0 otherwise).
-After every round the greedy network plays ``--eval-games`` games against the heuristic (seats
-rotated, a fixed seed) and the win rate with its Wilson interval goes on the learning curve,
-with the elapsed time; the curve is written as JSON beside the weights and drawn as a PNG when
-matplotlib is installed. Weights are written after every round (``--out``, NumPy only), and
-the round that did best in those games is kept beside them (``<out>_best.npz``).
+``--init WEIGHTS`` starts from a weights file of the same sizes instead of the imitation stage
+(for example, to run the policy-gradient stage on the weights of an earlier run).
+
+The value head learns the final reward of the player to act (+1 win, -1 loss, 0 otherwise;
+in the policy-gradient stage a draw counts -1). After every round (every ``--eval-every``
+batches of the policy-gradient stage) the greedy network plays ``--eval-games`` games
+against the heuristic (seats rotated, a fixed seed) and the win rate with its Wilson interval
+goes on the learning curve, with the elapsed time; the curve is written as JSON beside the
+weights and drawn as a PNG when matplotlib is installed. Weights are written at every point
+(``--out``, NumPy only), and the point that did best in those games is kept beside them
+(``<out>_best.npz``).
 
 The run is seeded: the same arguments, seed and thread count give the same weights.
-``--minutes`` stops early after the round that passes the budget (then the number of rounds,
-not the seed, depends on the machine's speed).
+``--minutes`` stops early after the round or batch that passes the budget (then the number of
+rounds and batches, not the seed, depends on the machine's speed).
 """
 
 from __future__ import annotations
@@ -46,6 +57,7 @@ from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 _ROUND_STREAM = 0x4E45  # RNG stream id of the seeds of each round's games
+_PPO_STREAM = 0x5050  # and of the policy-gradient stage's
 
 
 def collect(
@@ -153,6 +165,27 @@ class Model:
         x = self.trunk(obs * self.obs_scale)
         return self.policy(x), self.value(x)[:, 0]
 
+    def parameters(self):
+        return self.modules.parameters()
+
+    def load(self, net: dict) -> None:
+        """Take the weights of ``load_net``'s dict (a network of the same sizes)."""
+        import torch
+
+        linears = [m for m in self.trunk if hasattr(m, "weight")]
+        pairs = list(zip(linears, net["hidden"], strict=True))
+        pairs += [(self.policy, net["policy"]), (self.value, net["value"])]
+        with torch.no_grad():
+            for linear, (w, b) in pairs:
+                if tuple(linear.weight.shape) != (w.shape[1], w.shape[0]):
+                    raise OptionError(
+                        f"the initial weights have a layer {w.shape}, the model "
+                        f"{tuple(linear.weight.shape[::-1])}"
+                    )
+                linear.weight.copy_(torch.as_tensor(w.T))
+                linear.bias.copy_(torch.as_tensor(b))
+        self.obs_scale = torch.as_tensor(net["obs_scale"], dtype=torch.float32)
+
     def export(self) -> dict:
         def pair(linear):
             return (
@@ -219,6 +252,109 @@ def merge(datasets: list[dict]) -> dict:
     return {k: np.concatenate([d[k] for d in datasets]) for k in datasets[0]}
 
 
+def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict:
+    """Games of the model's sampled policy against the heuristic, the model in seat ``i % 2``
+    of game ``i``. Returns the model's decisions that had a choice: ``obs``, ``mask``,
+    ``action``, ``logp`` (of the action when it was sampled), ``old_value`` (the value head
+    then) and ``value``: +1 if the model won that game, else -1 (a draw counts as a loss: the
+    stage maximises wins against the heuristic)."""
+    import torch
+
+    heuristic = make_agent("heuristic", game)
+    batch = make_batch(game, num_games, 2, seed)
+    obs = batch.reset()
+    done = np.zeros(num_games, dtype=bool)
+    learner_seat = np.arange(num_games) % 2
+    actions = np.zeros(num_games, dtype=np.int64)
+    parts = {k: [] for k in ("obs", "mask", "action", "logp", "old_value", "row")}
+    won = np.zeros(num_games, dtype=np.float32)
+    filler = policy_words(seed, num_games)
+    while not done.all():
+        random_legal_actions(batch.legal_mask, filler, actions)  # finished games need one too
+        mask = batch.legal_mask
+        mine = ~done & (batch.current_player == learner_seat)
+        theirs = np.flatnonzero(~done & ~mine)
+        if theirs.size:
+            actions[theirs] = heuristic.act_batch(obs[theirs], mask[theirs])
+        rows = np.flatnonzero(mine)
+        if rows.size:
+            with torch.no_grad():
+                logits, v = model(torch.as_tensor(obs[rows], dtype=torch.float32))
+                legal = torch.as_tensor(mask[rows] != 0)
+                logp_all = torch.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
+                chosen = torch.multinomial(logp_all.exp(), 1, generator=generator)[:, 0]
+            chosen = chosen.numpy()
+            actions[rows] = chosen
+            choice = legal.sum(dim=1).numpy() > 1  # forced moves teach nothing
+            if choice.any():
+                picked = logp_all.numpy()[np.arange(rows.size), chosen]
+                for key, value in (
+                    ("obs", obs[rows[choice]]),
+                    ("mask", mask[rows[choice]]),
+                    ("action", chosen[choice]),
+                    ("logp", picked[choice]),
+                    ("old_value", torch.tanh(v).numpy()[choice]),
+                    ("row", rows[choice]),
+                ):
+                    parts[key].append(np.array(value))
+        obs, rewards, term, trunc = batch.step(actions)
+        ended = np.flatnonzero((term | trunc) & ~done)
+        if ended.size:
+            done[ended] = True
+            seat = learner_seat[ended]
+            won[ended] = (term[ended] & (rewards[ended, seat] > rewards[ended, 1 - seat])).astype(
+                np.float32
+            )
+    out = {k: np.concatenate(v) for k, v in parts.items()}
+    out["value"] = 2.0 * won[out["row"]] - 1.0
+    out["obs"] = out["obs"].astype(np.float32, copy=False)
+    out["mask"] = out["mask"].astype(np.int8, copy=False)
+    out["action"] = out["action"].astype(np.int64, copy=False)
+    out["wins"] = int(won.sum())
+    return out
+
+
+def ppo_update(model, optimizer, data: dict, settings: dict, rng) -> float:
+    """Clipped policy-gradient passes (PPO) over one batch of ``play_learner`` games: the
+    advantage is the game's outcome less the value head's estimate; an entropy bonus keeps
+    the policy from collapsing early. Returns the mean loss of the last pass."""
+    import torch
+
+    obs = torch.as_tensor(data["obs"])
+    legal = torch.as_tensor(data["mask"] != 0)
+    action = torch.as_tensor(data["action"])
+    old_logp = torch.as_tensor(data["logp"])
+    ret = torch.as_tensor(data["value"], dtype=torch.float32)
+    adv = ret - torch.as_tensor(data["old_value"])
+    adv = (adv - adv.mean()) / (adv.std() + 1e-6)
+    clip = float(settings["ppo_clip"])
+    entropy_coef = float(settings["entropy"])
+    n = obs.shape[0]
+    last = float("nan")
+    for _ in range(settings["ppo_epochs"]):
+        order = torch.as_tensor(rng.permutation(n))
+        total = 0.0
+        for start in range(0, n, settings["batch_size"]):
+            idx = order[start : start + settings["batch_size"]]
+            logits, v = model(obs[idx])
+            logp_all = torch.log_softmax(logits.masked_fill(~legal[idx], -1e9), dim=1)
+            logp = logp_all.gather(1, action[idx, None])[:, 0]
+            ratio = torch.exp(logp - old_logp[idx])
+            a = adv[idx]
+            policy_loss = -torch.min(ratio * a, ratio.clamp(1 - clip, 1 + clip) * a).mean()
+            value_loss = torch.mean((torch.tanh(v) - ret[idx]) ** 2)
+            probs = logp_all.exp()
+            entropy = -(torch.where(legal[idx], probs * logp_all, 0.0)).sum(dim=1).mean()
+            loss = policy_loss + 0.5 * value_loss - entropy_coef * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            total += loss.item() * idx.shape[0]
+        last = total / max(n, 1)
+    return last
+
+
 def save(model, path, meta: dict) -> Path:
     parts = model.export()
     return save_net(
@@ -242,11 +378,14 @@ def draw_curve(ax, run: dict) -> None:
     )
     ax.axhline(0.5, color="grey", lw=1, ls=":")
     ax.axhline(0.6, color="green", lw=1, ls="--", label="60%")
+    first_ppo = next((k for k, p in enumerate(points) if p["stage"].startswith("ppo")), None)
+    if first_ppo:  # where the policy-gradient stage took over
+        ax.axvline(minutes[first_ppo - 1], color="purple", lw=1, ls="-.", label="PPO from here")
     ax.set(
         xlabel="training time (min)",
         ylabel=f"win rate ({points[-1]['games']} games, seats rotated)",
         ylim=(0, 1),
-        title=f"{run['game']}: expert iteration",
+        title=f"{run['game']}: expert iteration" + (", then PPO" if first_ppo else ""),
     )
     ax.legend(loc="lower right")
 
@@ -289,9 +428,17 @@ DEFAULTS = {
     "round_learning_rate": 3e-4,  # expert rounds: smaller steps keep a round from undoing the last
     "expert_share": 0.25,
     "epsilon": 0.05,
+    # The policy-gradient stage after the rounds: PPO against the heuristic itself.
+    "ppo_iterations": 0,  # batches of games; 0: no such stage
+    "ppo_games": 256,  # games per batch
+    "ppo_epochs": 2,
+    "ppo_learning_rate": 1e-4,
+    "ppo_clip": 0.2,
+    "entropy": 0.01,  # weight of the entropy bonus
+    "eval_every": 4,  # batches between two points of the curve
 }
-_COUNTS = ("rounds", "imitation_games", "round_games", "eval_games", "epochs")
-_COUNTS += ("imitation_epochs", "batch_size")
+_COUNTS = ("imitation_games", "round_games", "eval_games", "epochs")
+_COUNTS += ("imitation_epochs", "batch_size", "ppo_games", "ppo_epochs", "eval_every")
 
 
 def settings_for(game: str, **overrides) -> dict:
@@ -304,14 +451,19 @@ def settings_for(game: str, **overrides) -> dict:
     settings.update({k: v for k, v in overrides.items() if v is not None})
     settings["seed"] = check_int("seed", settings["seed"], 0, MAX_SEED)
     for key in _COUNTS:
-        settings[key] = check_int(key, settings[key], 1 if key != "rounds" else 0, None)
+        settings[key] = check_int(key, settings[key], 1, None)
+    for key in ("rounds", "ppo_iterations"):
+        settings[key] = check_int(key, settings[key], 0, None)
     if settings["sims"] is not None:
         settings["sims"] = check_int("sims", settings["sims"], 1, None)
     settings["hidden"] = tuple(check_int("hidden", h, 1, None) for h in settings["hidden"])
     for key in ("expert_share", "epsilon"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
-    for key in ("learning_rate", "round_learning_rate"):
+    for key in ("ppo_clip", "entropy"):
+        if not 0.0 <= float(settings[key]) <= 1.0:
+            raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
+    for key in ("learning_rate", "round_learning_rate", "ppo_learning_rate"):
         if not float(settings[key]) > 0:
             raise OptionError(f"{key} must be positive, got {settings[key]!r}")
     return settings
@@ -323,10 +475,12 @@ def train(
     minutes: float | None = None,
     threads: int | None = None,
     progress: bool = True,
+    init=None,
     **overrides,
 ) -> dict:
     """Run the method of the module docstring with ``settings_for(game, **overrides)``;
-    returns the curve (also written as JSON beside ``out``)."""
+    returns the curve (also written as JSON beside ``out``). ``init``: a weights file of the
+    same sizes to start from instead of the imitation stage."""
     import torch
     from tqdm import tqdm
 
@@ -345,8 +499,7 @@ def train(
     obs_scale = 1.0 / np.maximum(high, 1.0)
     num_actions = int(spec.num_actions)
     model = Model(obs_scale, num_actions, list(settings["hidden"]), seed)
-    params = [p for m in model.modules for p in m.parameters()]
-    optimizer = torch.optim.Adam(params, lr=float(settings["learning_rate"]))
+    optimizer = torch.optim.Adam(model.parameters(), lr=float(settings["learning_rate"]))
     rng = np.random.default_rng(seed)
     out = Path(out)
     meta = {
@@ -361,7 +514,9 @@ def train(
     curve["settings"] = {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()}
     curve_path = out.with_suffix(".json")
     best_path = out.with_name(out.stem + "_best.npz")
-    bar = tqdm(total=rounds + 1, desc=f"{game} training", unit="round", disable=not progress)
+    ppo_iterations, eval_every = settings["ppo_iterations"], settings["eval_every"]
+    stages = rounds + 1 + -(-ppo_iterations // eval_every)
+    bar = tqdm(total=stages, desc=f"{game} training", unit="stage", disable=not progress)
 
     def checkpoint(stage: str, samples: int, loss: float):
         save(model, out, {**meta, "samples": samples, "stage": stage})
@@ -390,13 +545,22 @@ def train(
         bar.set_postfix_str(f"{stage}: {result['win_rate']:.0%} vs heuristic, loss {loss:.3f}")
         bar.update(1)
 
-    bar.set_description_str(f"{game}: imitating the heuristic")
-    imitation = collect(
-        game, settings["imitation_games"], seed, epsilon=settings["epsilon"], both_seats=True
-    )
-    loss = fit(model, optimizer, imitation, settings["imitation_epochs"], batch_size, rng)
-    checkpoint("imitation", len(imitation["target"]), loss)
+    if init is None:
+        bar.set_description_str(f"{game}: imitating the heuristic")
+        imitation = collect(
+            game, settings["imitation_games"], seed, epsilon=settings["epsilon"], both_seats=True
+        )
+        loss = fit(model, optimizer, imitation, settings["imitation_epochs"], batch_size, rng)
+        samples = len(imitation["target"])
+        checkpoint("imitation", samples, loss)
+    else:
+        start = NetAgent(game, path=init)  # checks the file and its game
+        model.load(start.net)
+        meta["init"] = curve["init"] = Path(init).name  # no machine paths in shipped files
+        samples, loss = 0, float("nan")
+        checkpoint("start", samples, loss)
     expert_data = []
+    base_samples = samples
     for group in optimizer.param_groups:
         group["lr"] = float(settings["round_learning_rate"])
     for r in range(rounds):
@@ -419,7 +583,10 @@ def train(
         data = merge(expert_data)
         bar.set_description_str(f"{game}: round {r + 1}, fitting")
         loss = fit(model, optimizer, data, epochs, batch_size, rng)
-        checkpoint(f"round {r + 1}", len(imitation["target"]) + len(data["target"]), loss)
+        samples = base_samples + len(data["target"])
+        checkpoint(f"round {r + 1}", samples, loss)
+    if ppo_iterations:
+        ppo_stage(game, model, settings, checkpoint, bar, started, minutes, samples)
     bar.close()
     curve["train_seconds"] = time.perf_counter() - started
     curve_path.write_text(json.dumps(curve, indent=1))
@@ -428,6 +595,36 @@ def train(
     except ImportError:  # matplotlib is the optional `plot` extra
         pass
     return curve
+
+
+def ppo_stage(game, model, settings, checkpoint, bar, started, minutes, samples) -> None:
+    """The policy-gradient stage: ``ppo_iterations`` batches of ``play_learner`` games against
+    the heuristic, each followed by ``ppo_update``; a curve point every ``eval_every``."""
+    import torch
+
+    seed = settings["seed"]
+    optimizer = torch.optim.Adam(model.parameters(), lr=float(settings["ppo_learning_rate"]))
+    generator = torch.Generator().manual_seed(py_derive_key(seed, 0, _PPO_STREAM) >> 1)
+    rng = np.random.default_rng(py_derive_key(seed, 1, _PPO_STREAM))
+    total = settings["ppo_iterations"]
+    played = evaluated = 0
+    loss = float("nan")
+    for i in range(1, total + 1):
+        if minutes is not None and time.perf_counter() - started > 60 * minutes:
+            break
+        bar.set_description_str(f"{game}: PPO batch {i}/{total}")
+        data = play_learner(
+            game, model, settings["ppo_games"], py_derive_key(seed, i + 1, _PPO_STREAM), generator
+        )
+        loss = ppo_update(model, optimizer, data, settings, rng)
+        samples += len(data["action"])
+        played = i
+        bar.set_postfix_str(f"batch {i}: {data['wins']}/{settings['ppo_games']} won sampling")
+        if i % settings["eval_every"] == 0 or i == total:
+            checkpoint(f"ppo {i}", samples, loss)
+            evaluated = i
+    if played != evaluated:  # stopped by the time budget between two points
+        checkpoint(f"ppo {played}", samples, loss)
 
 
 def parse_args(argv=None):
@@ -455,6 +652,14 @@ def parse_args(argv=None):
     p.add_argument("--round-learning-rate", type=float, help="of the expert rounds")
     p.add_argument("--expert-share", type=float)
     p.add_argument("--epsilon", type=float)
+    p.add_argument("--init", help="weights (.npz) to start from instead of the imitation")
+    p.add_argument("--ppo-iterations", type=int, help="batches of the PPO stage (0: none)")
+    p.add_argument("--ppo-games", type=int, help="games per PPO batch")
+    p.add_argument("--ppo-epochs", type=int)
+    p.add_argument("--ppo-learning-rate", type=float)
+    p.add_argument("--ppo-clip", type=float)
+    p.add_argument("--entropy", type=float, help="weight of the PPO entropy bonus")
+    p.add_argument("--eval-every", type=int, help="PPO batches between curve points")
     return p.parse_args(argv)
 
 

@@ -274,6 +274,88 @@ def test_training_run_is_seeded(tmp_path):
     assert runs[0]["plot"] == str(tmp_path / "run0.png")
 
 
+def _tiny_model(game="century", hidden=(32,)):
+    from meeple_gym.baselines import net_train
+
+    spec = mg.get_spec(game)
+    high = np.broadcast_to(np.asarray(spec.obs_high, np.float32), (spec.obs_size,))
+    return net_train.Model(1.0 / np.maximum(high, 1.0), spec.num_actions, list(hidden), seed=0)
+
+
+def test_play_learner_records_the_learners_sampled_legal_moves_and_its_wins():
+    torch = pytest.importorskip("torch")
+    from meeple_gym.baselines.net_train import play_learner
+
+    data = play_learner("century", _tiny_model(), 6, seed=2, generator=torch.Generator())
+    n = data["action"].shape[0]
+    assert n > 50
+    assert data["mask"][np.arange(n), data["action"]].all()
+    assert ((data["mask"] != 0).sum(axis=1) > 1).all()  # forced moves are left out
+    assert (data["logp"] <= 0).all() and (data["logp"] > -30).all()
+    assert set(np.unique(data["value"])) <= {-1.0, 1.0}  # a draw is not a win
+    per_game = {int(r): v for r, v in zip(data["row"], data["value"], strict=True)}
+    assert sum(v > 0 for v in per_game.values()) == data["wins"]
+    # The learner sits in seat i % 2: it decided in every game.
+    assert set(per_game) == set(range(6))
+
+
+def test_ppo_update_moves_the_policy_toward_won_games():
+    torch = pytest.importorskip("torch")
+    from meeple_gym.baselines.net_train import play_learner, ppo_update, settings_for
+
+    # The shipped network wins about two games in three: both outcomes occur.
+    shipped = load_net(shipped_weights("century"))
+    model = _tiny_model(hidden=[w.shape[1] for w, _ in shipped["hidden"]])
+    model.load(shipped)
+    data = play_learner("century", model, 8, seed=5, generator=torch.Generator())
+
+    def logp():
+        with torch.no_grad():
+            logits, _ = model(torch.as_tensor(data["obs"]))
+            legal = torch.as_tensor(data["mask"] != 0)
+            all_logp = torch.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
+            return all_logp.gather(1, torch.as_tensor(data["action"])[:, None])[:, 0].numpy()
+
+    before = logp()
+    settings = settings_for("century", entropy=0.0, ppo_epochs=2, batch_size=64)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    ppo_update(model, optimizer, data, settings, np.random.default_rng(0))
+    change = logp() - before
+    won = data["value"] > 0
+    assert won.any() and (~won).any()
+    # Moves of won games got likelier relative to those of lost games.
+    assert change[won].mean() > change[~won].mean() + 0.01, (
+        change[won].mean(),
+        change[~won].mean(),
+    )
+
+
+def test_ppo_stage_from_initial_weights_is_seeded(tmp_path):
+    pytest.importorskip("torch")
+    from meeple_gym.baselines.net_train import train
+
+    init = _tiny_net(tmp_path, "radlands", hidden=(16,))
+    kwargs = dict(
+        init=init,
+        rounds=0,
+        ppo_iterations=3,
+        ppo_games=4,
+        eval_every=2,
+        eval_games=4,
+        hidden=(16,),
+        progress=False,
+        threads=1,
+    )
+    runs = [train("radlands", tmp_path / f"run{k}.npz", seed=1, **kwargs) for k in range(2)]
+    a, b = (dict(np.load(tmp_path / f"run{k}.npz")) for k in range(2))
+    assert all(np.array_equal(a[key], b[key]) for key in a)
+    assert not np.array_equal(a["policy_w"], np.load(init)["policy_w"])  # it learned
+    assert [p["stage"] for p in runs[0]["curve"]] == ["start", "ppo 2", "ppo 3"]
+    assert runs[0]["init"] == init.name
+    with pytest.raises(OptionError, match="layer"):
+        train("radlands", tmp_path / "bad.npz", **{**kwargs, "hidden": (8,)})
+
+
 def test_training_settings_come_from_the_spec_then_the_caller():
     from meeple_gym.baselines.net_train import DEFAULTS, settings_for
 
@@ -289,6 +371,12 @@ def test_training_settings_come_from_the_spec_then_the_caller():
         settings_for("century", expert_share=1.5)
     with pytest.raises(OptionError, match="round_games"):
         settings_for("century", round_games=0)
+    with pytest.raises(OptionError, match="ppo_clip"):
+        settings_for("century", ppo_clip=1.5)
+    with pytest.raises(OptionError, match="ppo_iterations"):
+        settings_for("century", ppo_iterations=-1)
+    with pytest.raises(OptionError, match="ppo_learning_rate"):
+        settings_for("century", ppo_learning_rate=0)
 
 
 def test_damaged_metadata_is_refused(tmp_path):
