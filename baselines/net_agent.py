@@ -11,8 +11,12 @@ docs/baselines.md, "The learned agent")::
 The network is a multilayer perceptron: the observation, scaled by the observation space's
 high bound, through ReLU layers to one logit per action (the policy) and one number (the value:
 the expected final reward of the player to act). Illegal actions get no probability.
-``greedy=True`` (the default) plays the most likely legal action, so an agent is deterministic;
-``greedy=False`` samples from the masked policy with a generator seeded by ``seed``.
+``greedy=True`` plays the most likely legal action; ``greedy=False`` samples from the masked
+policy with a generator seeded by ``seed``, so either way an agent is deterministic for a seed.
+The default (``greedy=None``) is the way the weights were trained to play: the ``play`` entry of
+their metadata, ``"greedy"`` unless the trainer was told ``--play sample`` (a sampling policy
+does not get stuck in the loops a fixed choice per position can fall into, such as taking and
+junking Radlands' Water Silo over and over).
 
 The weights file is a NumPy ``.npz``: ``layer<k>_w`` / ``layer<k>_b`` for the hidden layers,
 ``policy_w`` / ``policy_b``, ``value_w`` / ``value_b``, ``obs_scale`` and ``meta`` (a JSON
@@ -33,13 +37,15 @@ from meeple_gym.core.options import check_int, is_bool
 from meeple_gym.core.sparse import scaled_sparse_product
 
 NET_FORMAT = "meeple_gym.net/1"
+PLAY_MODES = ("greedy", "sample")  # the metadata's "play": how the weights are meant to play
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 
 
-def check_policy_args(seed, greedy) -> int:
-    """The checked ``seed`` of a policy agent (0 to 2**64 - 1); ``greedy`` must be a bool."""
+def check_policy_args(seed, greedy, allow_none: bool = False) -> int:
+    """The checked ``seed`` of a policy agent (0 to 2**64 - 1); ``greedy`` must be a bool (or
+    None, when ``allow_none``)."""
     seed = check_int("seed", seed, 0, MAX_SEED)
-    if not is_bool(greedy):
+    if not (is_bool(greedy) or (allow_none and greedy is None)):
         raise OptionError(f"greedy must be a bool, got {type(greedy).__name__} {greedy!r}")
     return seed
 
@@ -145,10 +151,11 @@ def forward(net: dict, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 class NetAgent:
     """The policy of a trained network (module docs). ``path=None`` loads the weights shipped
-    for ``game``; ``seed`` (0 to 2**64 - 1) seeds the sampling when ``greedy=False``."""
+    for ``game``; ``seed`` (0 to 2**64 - 1) seeds the sampling when it samples; ``greedy=None``
+    plays as the weights' metadata says."""
 
-    def __init__(self, game: str = "century", seed: int = 0, path=None, greedy: bool = True):
-        seed = check_policy_args(seed, greedy)
+    def __init__(self, game: str = "century", seed: int = 0, path=None, greedy=None):
+        seed = check_policy_args(seed, greedy, allow_none=True)
         path = shipped_weights(game) if path is None else Path(path)
         net = load_net(path)
         if net["meta"].get("game") != game:
@@ -159,6 +166,11 @@ class NetAgent:
         self.path = path
         self.net = net
         self.meta = net["meta"]
+        if greedy is None:
+            play = net["meta"].get("play", "greedy")
+            if play not in PLAY_MODES:
+                raise OptionError(f"weights {str(path)!r} have an unknown play mode {play!r}")
+            greedy = play == "greedy"
         self.greedy = bool(greedy)
         self.num_actions = int(self.meta["num_actions"])
         self.obs_size = int(self.meta["obs_size"])

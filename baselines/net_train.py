@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match
-from meeple_gym.baselines.net_agent import NetAgent, save_net
+from meeple_gym.baselines.net_agent import PLAY_MODES, NetAgent, save_net
 from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_int
@@ -436,6 +436,9 @@ DEFAULTS = {
     "ppo_clip": 0.2,
     "entropy": 0.01,  # weight of the entropy bonus
     "eval_every": 4,  # batches between two points of the curve
+    # How the network plays (in the curve's games and as NetAgent's default): "greedy" (its
+    # likeliest move) or "sample" (a draw from its policy, the policy PPO improves).
+    "play": "greedy",
 }
 _COUNTS = ("imitation_games", "round_games", "eval_games", "epochs")
 _COUNTS += ("imitation_epochs", "batch_size", "ppo_games", "ppo_epochs", "eval_every")
@@ -460,6 +463,8 @@ def settings_for(game: str, **overrides) -> dict:
     for key in ("expert_share", "epsilon"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
+    if settings["play"] not in PLAY_MODES:
+        raise OptionError(f"play must be one of {PLAY_MODES}, got {settings['play']!r}")
     for key in ("ppo_clip", "entropy"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
@@ -508,6 +513,7 @@ def train(
         "num_actions": num_actions,
         "method": "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)",
         "seed": seed,
+        "play": settings["play"],
     }
     started = time.perf_counter()
     curve = {"game": game, "seed": seed, "curve": []}
@@ -660,6 +666,7 @@ def parse_args(argv=None):
     p.add_argument("--ppo-clip", type=float)
     p.add_argument("--entropy", type=float, help="weight of the PPO entropy bonus")
     p.add_argument("--eval-every", type=int, help="PPO batches between curve points")
+    p.add_argument("--play", choices=PLAY_MODES, help="how the trained network plays")
     return p.parse_args(argv)
 
 

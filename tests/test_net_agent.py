@@ -377,6 +377,32 @@ def test_training_settings_come_from_the_spec_then_the_caller():
         settings_for("century", ppo_iterations=-1)
     with pytest.raises(OptionError, match="ppo_learning_rate"):
         settings_for("century", ppo_learning_rate=0)
+    with pytest.raises(OptionError, match="play must be one of"):
+        settings_for("century", play="best")
+
+
+def _with_meta(tmp_path, name, **changes):
+    arrays = dict(np.load(_tiny_net(tmp_path)))
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps({**meta, **changes}))
+    path = tmp_path / name
+    np.savez(path, **arrays)
+    return path
+
+
+def test_weights_say_whether_they_play_greedily_or_sample(tmp_path):
+    sampler = _with_meta(tmp_path, "sampler.npz", play="sample")
+    obs, masks = _positions("century", size=64)
+    assert NetAgent("century", path=sampler).greedy is False
+    assert NetAgent("century", path=sampler, greedy=True).greedy is True
+    assert NetAgent("century", path=_tiny_net(tmp_path)).greedy is True  # no entry: greedy
+    # Sampling is seeded: the same seed plays the same moves, another seed other ones.
+    runs = [NetAgent("century", seed=s, path=sampler).act_batch(obs, masks) for s in (5, 5, 6)]
+    assert np.array_equal(runs[0], runs[1]) and not np.array_equal(runs[0], runs[2])
+    with pytest.raises(OptionError, match="unknown play mode"):
+        NetAgent("century", path=_with_meta(tmp_path, "odd.npz", play="sometimes"))
+    with pytest.raises(OptionError, match="greedy must be a bool"):
+        NetAgent("century", path=sampler, greedy="yes")
 
 
 def test_damaged_metadata_is_refused(tmp_path):
