@@ -633,6 +633,21 @@ def ppo_stage(game, model, settings, checkpoint, bar, started, minutes, samples)
         checkpoint(f"ppo {played}", samples, loss)
 
 
+_FLAG_HELP = {
+    "rounds": "expert iteration rounds",
+    "round_games": "games searched per round",
+    "eval_games": "games against the heuristic per curve point",
+    "sims": "search iterations per target",
+    "learning_rate": "of the imitation",
+    "round_learning_rate": "of the expert rounds",
+    "ppo_iterations": "batches of the PPO stage (0: none)",
+    "ppo_games": "games per PPO batch",
+    "entropy": "weight of the PPO entropy bonus",
+    "eval_every": "PPO batches between curve points",
+    "play": "how the trained network plays",
+}
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(
         prog="python -m meeple_gym.baselines.net_train",
@@ -644,29 +659,16 @@ def parse_args(argv=None):
     p.add_argument("--out", help="weights file (.npz); default runs/net_<game>.npz")
     p.add_argument("--minutes", type=float, help="stop after the round that passes this")
     p.add_argument("--threads", type=int, help="torch threads (default: torch's)")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--rounds", type=int, help="expert iteration rounds")
-    p.add_argument("--imitation-games", type=int)
-    p.add_argument("--round-games", type=int, help="games searched per round")
-    p.add_argument("--eval-games", type=int, help="games against the heuristic per curve point")
-    p.add_argument("--sims", type=int, help="search iterations per target")
-    p.add_argument("--hidden", type=int, nargs="+")
-    p.add_argument("--epochs", type=int)
-    p.add_argument("--imitation-epochs", type=int)
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--learning-rate", type=float, help="of the imitation")
-    p.add_argument("--round-learning-rate", type=float, help="of the expert rounds")
-    p.add_argument("--expert-share", type=float)
-    p.add_argument("--epsilon", type=float)
     p.add_argument("--init", help="weights (.npz) to start from instead of the imitation")
-    p.add_argument("--ppo-iterations", type=int, help="batches of the PPO stage (0: none)")
-    p.add_argument("--ppo-games", type=int, help="games per PPO batch")
-    p.add_argument("--ppo-epochs", type=int)
-    p.add_argument("--ppo-learning-rate", type=float)
-    p.add_argument("--ppo-clip", type=float)
-    p.add_argument("--entropy", type=float, help="weight of the PPO entropy bonus")
-    p.add_argument("--eval-every", type=int, help="PPO batches between curve points")
-    p.add_argument("--play", choices=PLAY_MODES, help="how the trained network plays")
+    for key, default in DEFAULTS.items():  # one flag per setting, typed by its default
+        flag = "--" + key.replace("_", "-")
+        if key == "hidden":
+            p.add_argument(flag, type=int, nargs="+", help="hidden layer sizes")
+        elif key == "play":
+            p.add_argument(flag, choices=PLAY_MODES, help=_FLAG_HELP[key])
+        else:
+            kind = float if isinstance(default, float) else int
+            p.add_argument(flag, type=kind, help=_FLAG_HELP.get(key))
     return p.parse_args(argv)
 
 

@@ -163,13 +163,8 @@ def test_net_path_spec_and_errors(tmp_path):
     np.savez(broken, **arrays)
     with pytest.raises(OptionError, match="policy has shapes"):
         load_net(broken)
-    arrays = dict(np.load(path))
-    meta = json.loads(str(arrays["meta"]))
-    arrays["meta"] = np.array(json.dumps({**meta, "format": "other/1"}))
-    other = tmp_path / "other.npz"
-    np.savez(other, **arrays)
     with pytest.raises(OptionError, match="not a meeple_gym.net/1"):
-        load_net(other)
+        load_net(_with_meta(tmp_path, "other.npz", format="other/1"))
 
 
 def test_act_batch_checks_its_input(tmp_path):
@@ -356,6 +351,20 @@ def test_ppo_stage_from_initial_weights_is_seeded(tmp_path):
         train("radlands", tmp_path / "bad.npz", **{**kwargs, "hidden": (8,)})
 
 
+def test_every_training_setting_has_a_command_line_flag():
+    from meeple_gym.baselines.net_train import DEFAULTS, parse_args, settings_for
+
+    argv = ["--game", "everdell", "--ppo-learning-rate", "5e-5", "--hidden", "8", "8"]
+    args = vars(parse_args([*argv, "--play", "sample", "--sims", "40"]))
+    run_only = {"game", "out", "minutes", "threads", "init"}
+    assert set(args) - run_only == set(DEFAULTS)
+    given = {k: v for k, v in args.items() if k not in run_only}
+    settings = settings_for("everdell", **given)
+    assert settings["ppo_learning_rate"] == 5e-5 and settings["hidden"] == (8, 8)
+    assert settings["play"] == "sample" and settings["sims"] == 40
+    assert settings["rounds"] == mg.get_spec("everdell").training["rounds"]  # not given
+
+
 def test_training_settings_come_from_the_spec_then_the_caller():
     from meeple_gym.baselines.net_train import DEFAULTS, settings_for
 
@@ -406,10 +415,5 @@ def test_weights_say_whether_they_play_greedily_or_sample(tmp_path):
 
 
 def test_damaged_metadata_is_refused(tmp_path):
-    arrays = dict(np.load(_tiny_net(tmp_path)))
-    meta = json.loads(str(arrays["meta"]))
-    arrays["meta"] = np.array(json.dumps({**meta, "obs_size": "many"}))
-    damaged = tmp_path / "damaged.npz"
-    np.savez(damaged, **arrays)
     with pytest.raises(OptionError, match="damaged metadata"):
-        load_net(damaged)
+        load_net(_with_meta(tmp_path, "damaged.npz", obs_size="many"))
