@@ -25,10 +25,11 @@ Method (docs/baselines.md, "The learned agent"):
 
 The value head learns the final reward of the player to act (+1 win, -1 loss, 0 otherwise;
 in the policy-gradient stage a draw counts -1). After every round (every ``--eval-every``
-batches of the policy-gradient stage) the greedy network plays ``--eval-games`` games
-against the heuristic (seats rotated, a fixed seed) and the win rate with its Wilson interval
-goes on the learning curve, with the elapsed time; the curve is written as JSON beside the
-weights and drawn as a PNG when matplotlib is installed. Weights are written at every point
+batches of the policy-gradient stage) the network plays ``--eval-games`` games (greedily,
+or sampling from its policy under ``--play sample``) against the heuristic (seats rotated, a
+fixed seed) and the win rate with its Wilson interval goes on the learning curve, with the
+elapsed time; the curve is written as JSON beside the weights and drawn as a PNG when
+matplotlib is installed. Weights are written at every point
 (``--out``, NumPy only), and the point that did best in those games is kept beside them
 (``<out>_best.npz``).
 
@@ -173,6 +174,11 @@ class Model:
         import torch
 
         linears = [m for m in self.trunk if hasattr(m, "weight")]
+        if len(linears) != len(net["hidden"]):
+            raise OptionError(
+                f"the initial weights have {len(net['hidden'])} hidden layers, the model "
+                f"{len(linears)}"
+            )
         pairs = list(zip(linears, net["hidden"], strict=True))
         pairs += [(self.policy, net["policy"]), (self.value, net["value"])]
         with torch.no_grad():
@@ -432,10 +438,10 @@ DEFAULTS = {
     "ppo_iterations": 0,  # batches of games; 0: no such stage
     "ppo_games": 256,  # games per batch
     "ppo_epochs": 2,
-    "ppo_learning_rate": 1e-4,
+    "ppo_learning_rate": 2e-4,
     "ppo_clip": 0.2,
     "entropy": 0.01,  # weight of the entropy bonus
-    "eval_every": 4,  # batches between two points of the curve
+    "eval_every": 8,  # batches between two points of the curve
     # How the network plays (in the curve's games and as NetAgent's default): "greedy" (its
     # likeliest move) or "sample" (a draw from its policy, the policy PPO improves).
     "play": "greedy",

@@ -4,10 +4,11 @@
     python benchmarks/bench_net.py --game everdell --batch 1024 --repeat 20
 
 Positions come from heuristic self-play (a seeded batch of ``--batch`` games, each stopped at
-a different move, so a batch holds early and late positions alike). ``act_batch`` (greedy, the
-default agent) is timed on the whole batch: the median of ``--repeat`` calls after one warm
-call. Reported per game: ``decisions_per_s`` (batch size / median seconds), the weights file's
-size, its hidden layers, and whether torch was imported (it must not be). The target is
+a different move, so a batch holds early and late positions alike). ``act_batch`` of the
+default agent (greedy, or sampling where the weights say so) is timed on the whole batch: the
+median of ``--repeat`` calls after one warm call. Reported per game: ``decisions_per_s``
+(batch size / median seconds), ``play`` (greedy or sample), the weights file's size, its hidden
+layers, and whether torch was imported (it must not be). The target is
 20,000 decisions/s at batch 1024 (docs/baselines.md, "The learned agent").
 """
 
@@ -61,6 +62,7 @@ def bench_game(game: str, size: int, repeat: int, seed: int) -> dict:
         "batch": size,
         "seconds": seconds,
         "decisions_per_s": size / seconds,
+        "play": "greedy" if agent.greedy else "sample",
         "weights_bytes": shipped_weights(game).stat().st_size,
         "hidden": agent.meta["hidden"],
         "obs_size": agent.obs_size,
@@ -84,8 +86,8 @@ def main(argv=None) -> dict:
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for game, row in result["games"].items():
         print(
-            f"{game:9s} {row['decisions_per_s']:>10,.0f} decisions/s at batch {row['batch']}, "
-            f"weights {row['weights_bytes'] / 1e6:.2f} MB, hidden {row['hidden']}"
+            f"{game:9s} {row['decisions_per_s']:>10,.0f} decisions/s at batch {row['batch']} "
+            f"({row['play']}), weights {row['weights_bytes'] / 1e6:.2f} MB, hidden {row['hidden']}"
         )
     print(f"torch imported: {result['torch_imported']}")
     return result

@@ -349,6 +349,8 @@ def test_ppo_stage_from_initial_weights_is_seeded(tmp_path):
     assert runs[0]["init"] == init.name
     with pytest.raises(OptionError, match="layer"):
         train("radlands", tmp_path / "bad.npz", **{**kwargs, "hidden": (8,)})
+    with pytest.raises(OptionError, match="hidden layers"):
+        train("radlands", tmp_path / "bad.npz", **{**kwargs, "hidden": (16, 16)})
 
 
 def test_every_training_setting_has_a_command_line_flag():
