@@ -16,7 +16,9 @@ policy with a generator seeded by ``seed``, so either way an agent is determinis
 The default (``greedy=None``) is the way the weights were trained to play: the ``play`` entry of
 their metadata, ``"greedy"`` unless the trainer was told ``--play sample`` (a sampling policy
 does not get stuck in the loops a fixed choice per position can fall into, such as taking and
-junking Radlands' Water Silo over and over).
+junking Radlands' Water Silo over and over). A sampling agent draws at the ``temperature`` of
+the metadata (default 1; below 1 the draw leans toward the likeliest moves), or at
+``temperature=`` given to it; ``policy()`` is always the network's own, at temperature 1.
 
 The weights file is a NumPy ``.npz``: ``layer<k>_w`` / ``layer<k>_b`` for the hidden layers,
 ``policy_w`` / ``policy_b``, ``value_w`` / ``value_b``, ``obs_scale`` and ``meta`` (a JSON
@@ -48,6 +50,15 @@ def check_policy_args(seed, greedy, allow_none: bool = False) -> int:
     if not (is_bool(greedy) or (allow_none and greedy is None)):
         raise OptionError(f"greedy must be a bool, got {type(greedy).__name__} {greedy!r}")
     return seed
+
+
+def check_temperature(temperature) -> float:
+    """A sampling temperature: a finite number above 0 (``OptionError`` otherwise)."""
+    if is_bool(temperature) or not isinstance(temperature, (int, float, np.floating)):
+        raise OptionError(f"temperature must be a number, got {temperature!r}")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise OptionError(f"temperature must be finite and above 0, got {temperature!r}")
+    return float(temperature)
 
 
 def shipped_weights(game: str) -> Path:
@@ -152,9 +163,11 @@ def forward(net: dict, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray
 class NetAgent:
     """The policy of a trained network (module docs). ``path=None`` loads the weights shipped
     for ``game``; ``seed`` (0 to 2**64 - 1) seeds the sampling when it samples; ``greedy=None``
-    plays as the weights' metadata says."""
+    and ``temperature=None`` play as the weights' metadata says."""
 
-    def __init__(self, game: str = "century", seed: int = 0, path=None, greedy=None):
+    def __init__(
+        self, game: str = "century", seed: int = 0, path=None, greedy=None, temperature=None
+    ):
         seed = check_policy_args(seed, greedy, allow_none=True)
         path = shipped_weights(game) if path is None else Path(path)
         net = load_net(path)
@@ -172,6 +185,9 @@ class NetAgent:
                 raise OptionError(f"weights {str(path)!r} have an unknown play mode {play!r}")
             greedy = play == "greedy"
         self.greedy = bool(greedy)
+        if temperature is None:
+            temperature = net["meta"].get("temperature", 1.0)
+        self.temperature = check_temperature(temperature)
         self.num_actions = int(self.meta["num_actions"])
         self.obs_size = int(self.meta["obs_size"])
         self.name = "net" if path == shipped_weights(game) else f"net:{path}"
@@ -231,7 +247,8 @@ class NetAgent:
             return np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
         # Gumbel-max: a sample of the masked softmax with one draw per entry.
         gumbel = -np.log(-np.log(self._rng.random(logits.shape)))
-        return np.where(legal, logits + gumbel, -np.inf).argmax(axis=1).astype(np.int64)
+        keys = logits / np.float32(self.temperature) + gumbel
+        return np.where(legal, keys, -np.inf).argmax(axis=1).astype(np.int64)
 
     def act(self, observation: dict) -> int:
         """One PettingZoo observation dict ``{"observation", "action_mask"}``."""

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match
-from meeple_gym.baselines.net_agent import PLAY_MODES, NetAgent, save_net
+from meeple_gym.baselines.net_agent import PLAY_MODES, NetAgent, check_temperature, save_net
 from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_int
@@ -445,6 +445,7 @@ DEFAULTS = {
     # How the network plays (in the curve's games and as NetAgent's default): "greedy" (its
     # likeliest move) or "sample" (a draw from its policy, the policy PPO improves).
     "play": "greedy",
+    "temperature": 1.0,  # of the "sample" play (the PPO stage itself samples at 1)
 }
 _COUNTS = ("imitation_games", "round_games", "eval_games", "epochs")
 _COUNTS += ("imitation_epochs", "batch_size", "ppo_games", "ppo_epochs", "eval_every")
@@ -469,6 +470,7 @@ def settings_for(game: str, **overrides) -> dict:
     for key in ("expert_share", "epsilon"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
+    settings["temperature"] = check_temperature(settings["temperature"])
     if settings["play"] not in PLAY_MODES:
         raise OptionError(f"play must be one of {PLAY_MODES}, got {settings['play']!r}")
     for key in ("ppo_clip", "entropy"):
@@ -517,9 +519,11 @@ def train(
         "game": game,
         "obs_size": int(obs_scale.shape[0]),
         "num_actions": num_actions,
-        "method": "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)",
+        "method": "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)"
+        + (", then PPO against the heuristic" if settings["ppo_iterations"] else ""),
         "seed": seed,
         "play": settings["play"],
+        "temperature": settings["temperature"],
     }
     started = time.perf_counter()
     curve = {"game": game, "seed": seed, "curve": []}
@@ -651,6 +655,7 @@ _FLAG_HELP = {
     "entropy": "weight of the PPO entropy bonus",
     "eval_every": "PPO batches between curve points",
     "play": "how the trained network plays",
+    "temperature": "of the sampling play (below 1: nearer the likeliest move)",
 }
 
 

@@ -390,6 +390,8 @@ def test_training_settings_come_from_the_spec_then_the_caller():
         settings_for("century", ppo_learning_rate=0)
     with pytest.raises(OptionError, match="play must be one of"):
         settings_for("century", play="best")
+    with pytest.raises(OptionError, match="temperature"):
+        settings_for("century", temperature=0.0)
 
 
 def _with_meta(tmp_path, name, **changes):
@@ -410,6 +412,16 @@ def test_weights_say_whether_they_play_greedily_or_sample(tmp_path):
     # Sampling is seeded: the same seed plays the same moves, another seed other ones.
     runs = [NetAgent("century", seed=s, path=sampler).act_batch(obs, masks) for s in (5, 5, 6)]
     assert np.array_equal(runs[0], runs[1]) and not np.array_equal(runs[0], runs[2])
+    # A low temperature leans the draw onto the likeliest move; the metadata can set it.
+    greedy = NetAgent("century", path=sampler, greedy=True).act_batch(obs, masks)
+    cold = _with_meta(tmp_path, "cold.npz", play="sample", temperature=1e-4)
+    assert NetAgent("century", path=cold).temperature == 1e-4
+    assert np.array_equal(NetAgent("century", path=cold).act_batch(obs, masks), greedy)
+    hot = NetAgent("century", path=cold, temperature=1.0)
+    assert not np.array_equal(hot.act_batch(obs, masks), greedy)
+    for bad in (0, -1.0, float("nan"), "warm", True):
+        with pytest.raises(OptionError, match="temperature"):
+            NetAgent("century", path=sampler, temperature=bad)
     with pytest.raises(OptionError, match="unknown play mode"):
         NetAgent("century", path=_with_meta(tmp_path, "odd.npz", play="sometimes"))
     with pytest.raises(OptionError, match="greedy must be a bool"):
