@@ -37,12 +37,14 @@ SPEC = GameSpec.from_modules(
         "rollout": "meeple_gym.baselines.endeavor_heuristic:heuristic_action",
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
-    # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
+    # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
+    # and the PPO batch shipped.
     training={
         "rounds": 4,
         "sims": 200,
         "round_games": 128,
         "imitation_games": 1024,
+        "ppo_iterations": 304,
     },
     bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 )
