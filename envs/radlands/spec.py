@@ -82,10 +82,14 @@ SPEC = GameSpec.from_modules(
         "rollout": "meeple_gym.baselines.radlands_heuristic:heuristic_action",
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
-    # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
+    # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
+    # and the PPO batch shipped. The network samples its moves: a greedy one can loop forever
+    # taking and junking the Water Silo (RAD-A5, RAD-A6).
     training={
         "rounds": 1,
         "sims": 100,
+        "ppo_iterations": 376,
+        "play": "sample",
     },
     bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
 )
