@@ -89,7 +89,10 @@ def test_net_plays_only_legal_moves(game):
 @pytest.mark.parametrize("game", GAMES)
 def test_net_is_deterministic_under_a_seed(game):
     obs, mask = _positions(game, seed=8)
-    greedy = NetAgent(game)
+    # The shipped agent, as its weights play (Radlands samples): the same seed, the same moves.
+    shipped = [NetAgent(game, seed=4).act_batch(obs, mask) for _ in range(2)]
+    assert np.array_equal(shipped[0], shipped[1])
+    greedy = NetAgent(game, greedy=True)
     assert np.array_equal(greedy.act_batch(obs, mask), greedy.act_batch(obs, mask))
     sampled = [NetAgent(game, seed=11, greedy=False).act_batch(obs, mask) for _ in range(2)]
     assert np.array_equal(sampled[0], sampled[1])
@@ -241,24 +244,20 @@ def _sizes(spec) -> dict:
     return {"obs_size": spec.obs_size, "num_actions": spec.num_actions}
 
 
-def test_training_run_is_seeded(tmp_path):
-    pytest.importorskip("torch")
+def _twice(tmp_path, seed: int, **settings):
+    """Two tiny seeded training runs on Radlands: (their curves, their two weights files)."""
     from meeple_gym.baselines.net_train import train
 
-    kwargs = dict(
-        rounds=1,
-        imitation_games=8,
-        round_games=4,
-        eval_games=4,
-        sims=8,
-        hidden=(16,),
-        epochs=1,
-        imitation_epochs=1,
-        progress=False,
-        threads=1,
-    )
-    runs = [train("radlands", tmp_path / f"run{k}.npz", seed=3, **kwargs) for k in range(2)]
-    a, b = (dict(np.load(tmp_path / f"run{k}.npz")) for k in range(2))
+    settings = {"ppo_iterations": 0, "play": "greedy", **settings}  # not the spec's PPO stage
+    kwargs = dict(eval_games=4, hidden=(16,), progress=False, threads=1, **settings)
+    runs = [train("radlands", tmp_path / f"run{k}.npz", seed=seed, **kwargs) for k in range(2)]
+    return runs, [dict(np.load(tmp_path / f"run{k}.npz")) for k in range(2)]
+
+
+def test_training_run_is_seeded(tmp_path):
+    pytest.importorskip("torch")
+    settings = dict(rounds=1, imitation_games=8, round_games=4, sims=8)
+    runs, (a, b) = _twice(tmp_path, 3, epochs=1, imitation_epochs=1, **settings)
     assert all(np.array_equal(a[key], b[key]) for key in a)
     assert [p["loss"] for p in runs[0]["curve"]] == [p["loss"] for p in runs[1]["curve"]]
     assert [p["stage"] for p in runs[0]["curve"]] == ["imitation", "round 1"]
@@ -330,19 +329,9 @@ def test_ppo_stage_from_initial_weights_is_seeded(tmp_path):
     from meeple_gym.baselines.net_train import train
 
     init = _tiny_net(tmp_path, "radlands", hidden=(16,))
-    kwargs = dict(
-        init=init,
-        rounds=0,
-        ppo_iterations=3,
-        ppo_games=4,
-        eval_every=2,
-        eval_games=4,
-        hidden=(16,),
-        progress=False,
-        threads=1,
-    )
-    runs = [train("radlands", tmp_path / f"run{k}.npz", seed=1, **kwargs) for k in range(2)]
-    a, b = (dict(np.load(tmp_path / f"run{k}.npz")) for k in range(2))
+    settings = dict(init=init, rounds=0, ppo_iterations=3, ppo_games=4, eval_every=2)
+    runs, (a, b) = _twice(tmp_path, 1, **settings)
+    kwargs = dict(eval_games=4, progress=False, threads=1, **settings)
     assert all(np.array_equal(a[key], b[key]) for key in a)
     assert not np.array_equal(a["policy_w"], np.load(init)["policy_w"])  # it learned
     assert [p["stage"] for p in runs[0]["curve"]] == ["start", "ppo 2", "ppo 3"]
