@@ -61,6 +61,43 @@ _ROUND_STREAM = 0x4E45  # RNG stream id of the seeds of each round's games
 _PPO_STREAM = 0x5050  # and of the policy-gradient stage's
 
 
+def play_against_heuristic(game: str, num_games: int, seed: int, decide, both_seats=False):
+    """Play ``num_games`` two-player games, the learner in seat ``i % 2`` of game ``i`` (in both
+    seats under ``both_seats``) and the heuristic in the other. ``decide(batch, rows, obs,
+    mask, random_moves)`` returns the learner's moves in the games ``rows`` (their
+    observations, masks and a seeded random legal move each) and records what it wants.
+    Returns each game's last rewards (num_games x 2), its last ``terminated`` and
+    ``truncated`` flags and the learner's seat per game."""
+    heuristic = make_agent("heuristic", game)
+    batch = make_batch(game, num_games, 2, seed)
+    obs = batch.reset()
+    done = np.zeros(num_games, dtype=bool)
+    learner_seat = np.arange(num_games) % 2
+    actions = np.zeros(num_games, dtype=np.int64)
+    filler = policy_words(seed, num_games)
+    final = np.zeros((num_games, 2), dtype=np.float32)
+    terminated = np.zeros(num_games, dtype=bool)
+    truncated = np.zeros(num_games, dtype=bool)
+    while not done.all():
+        random_legal_actions(batch.legal_mask, filler, actions)  # finished games need one too
+        mask = batch.legal_mask
+        mine = ~done & ((batch.current_player == learner_seat) | both_seats)
+        theirs = np.flatnonzero(~done & ~mine)
+        if theirs.size:
+            actions[theirs] = heuristic.act_batch(obs[theirs], mask[theirs])
+        rows = np.flatnonzero(mine)
+        if rows.size:
+            actions[rows] = decide(batch, rows, obs[rows], mask[rows], actions[rows])
+        obs, rewards, term, trunc = batch.step(actions)
+        ended = np.flatnonzero((term | trunc) & ~done)
+        if ended.size:
+            done[ended] = True
+            final[ended] = rewards[ended, :2]
+            terminated[ended] = term[ended]
+            truncated[ended] = trunc[ended]
+    return final, terminated, truncated, learner_seat
+
+
 def collect(
     game: str,
     num_games: int,
@@ -81,58 +118,38 @@ def collect(
     rng = np.random.default_rng(seed)
     heuristic = make_agent("heuristic", game)
     expert = heuristic if expert is None else expert
-    batch = make_batch(game, num_games, 2, seed)
-    obs = batch.reset()
-    done = np.zeros(num_games, dtype=bool)
-    learner_seat = np.arange(num_games) % 2
-    actions = np.zeros(num_games, dtype=np.int64)
-    filler = policy_words(seed, num_games)
     parts = {"obs": [], "mask": [], "target": [], "row": [], "player": []}
-    final = np.zeros((num_games, 2), dtype=np.float32)
-    while not done.all():
-        random_legal_actions(batch.legal_mask, filler, actions)
-        mask = batch.legal_mask
-        player = batch.current_player
-        mine = ~done & ((player == learner_seat) | both_seats)
-        theirs = np.flatnonzero(~done & ~mine)
-        if theirs.size:
-            actions[theirs] = heuristic.act_batch(obs[theirs], mask[theirs])
-        rows = np.flatnonzero(mine)
-        if rows.size:
-            choice = (mask[rows] != 0).sum(axis=1) > 1
-            decide = rows[choice]
-            targets = np.empty(decide.size, dtype=np.int64)
-            if decide.size:
-                if callable(getattr(expert, "act_states", None)):
-                    targets = expert.act_states(batch.states[decide])
-                else:
-                    targets = expert.act_batch(obs[decide], mask[decide])
-                for key, value in (
-                    ("obs", obs[decide]),
-                    ("mask", mask[decide]),
-                    ("target", targets),
-                    ("row", decide),
-                    ("player", player[decide]),
-                ):
-                    parts[key].append(np.array(value))
-            played = heuristic.act_batch(obs[rows], mask[rows])  # forced moves, and no learner
-            if decide.size:
-                if learner is None:
-                    own = targets
-                else:
-                    own = learner.act_batch(obs[decide], mask[decide])
-                    take = rng.random(decide.size) < expert_share
-                    own = np.where(take, targets, own)
-                played[choice] = own
-            if epsilon > 0:  # a random legal move now and then, for positions off the track
-                wild = rng.random(rows.size) < epsilon
-                played[wild] = actions[rows[wild]]
-            actions[rows] = played
-        obs, rewards, term, trunc = batch.step(actions)
-        ended = np.flatnonzero((term | trunc) & ~done)
-        if ended.size:
-            done[ended] = True
-            final[ended] = np.where(trunc[ended, None], 0.0, np.sign(rewards[ended, :2]))
+
+    def decide(batch, rows, obs, mask, random_moves):
+        choice = (mask != 0).sum(axis=1) > 1
+        chosen = rows[choice]
+        if chosen.size:
+            if callable(getattr(expert, "act_states", None)):
+                targets = expert.act_states(batch.states[chosen])
+            else:
+                targets = expert.act_batch(obs[choice], mask[choice])
+            for key, value in (
+                ("obs", obs[choice]),
+                ("mask", mask[choice]),
+                ("target", targets),
+                ("row", chosen),
+                ("player", batch.current_player[chosen]),
+            ):
+                parts[key].append(np.array(value))
+        played = heuristic.act_batch(obs, mask)  # forced moves, and no learner
+        if chosen.size:
+            own = targets
+            if learner is not None:
+                own = learner.act_batch(obs[choice], mask[choice])
+                own = np.where(rng.random(chosen.size) < expert_share, targets, own)
+            played[choice] = own
+        if epsilon > 0:  # a random legal move now and then, for positions off the track
+            wild = rng.random(rows.size) < epsilon
+            played[wild] = random_moves[wild]
+        return played
+
+    final, _, truncated, _ = play_against_heuristic(game, num_games, seed, decide, both_seats)
+    final = np.where(truncated[:, None], 0.0, np.sign(final)).astype(np.float32)
     out = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
     out["value"] = final[out["row"].astype(np.int64), out["player"].astype(np.int64)]
     out["obs"] = out["obs"].astype(np.float32, copy=False)
@@ -266,51 +283,32 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
     stage maximises wins against the heuristic)."""
     import torch
 
-    heuristic = make_agent("heuristic", game)
-    batch = make_batch(game, num_games, 2, seed)
-    obs = batch.reset()
-    done = np.zeros(num_games, dtype=bool)
-    learner_seat = np.arange(num_games) % 2
-    actions = np.zeros(num_games, dtype=np.int64)
     parts = {k: [] for k in ("obs", "mask", "action", "logp", "old_value", "row")}
-    won = np.zeros(num_games, dtype=np.float32)
-    filler = policy_words(seed, num_games)
-    while not done.all():
-        random_legal_actions(batch.legal_mask, filler, actions)  # finished games need one too
-        mask = batch.legal_mask
-        mine = ~done & (batch.current_player == learner_seat)
-        theirs = np.flatnonzero(~done & ~mine)
-        if theirs.size:
-            actions[theirs] = heuristic.act_batch(obs[theirs], mask[theirs])
-        rows = np.flatnonzero(mine)
-        if rows.size:
-            with torch.no_grad():
-                logits, v = model(torch.as_tensor(obs[rows], dtype=torch.float32))
-                legal = torch.as_tensor(mask[rows] != 0)
-                logp_all = torch.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
-                chosen = torch.multinomial(logp_all.exp(), 1, generator=generator)[:, 0]
-            chosen = chosen.numpy()
-            actions[rows] = chosen
-            choice = legal.sum(dim=1).numpy() > 1  # forced moves teach nothing
-            if choice.any():
-                picked = logp_all.numpy()[np.arange(rows.size), chosen]
-                for key, value in (
-                    ("obs", obs[rows[choice]]),
-                    ("mask", mask[rows[choice]]),
-                    ("action", chosen[choice]),
-                    ("logp", picked[choice]),
-                    ("old_value", torch.tanh(v).numpy()[choice]),
-                    ("row", rows[choice]),
-                ):
-                    parts[key].append(np.array(value))
-        obs, rewards, term, trunc = batch.step(actions)
-        ended = np.flatnonzero((term | trunc) & ~done)
-        if ended.size:
-            done[ended] = True
-            seat = learner_seat[ended]
-            won[ended] = (term[ended] & (rewards[ended, seat] > rewards[ended, 1 - seat])).astype(
-                np.float32
-            )
+
+    def decide(batch, rows, obs, mask, random_moves):
+        with torch.no_grad():
+            logits, v = model(torch.as_tensor(obs, dtype=torch.float32))
+            legal = torch.as_tensor(mask != 0)
+            logp_all = torch.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
+            chosen = torch.multinomial(logp_all.exp(), 1, generator=generator)[:, 0]
+        chosen = chosen.numpy()
+        choice = legal.sum(dim=1).numpy() > 1  # forced moves teach nothing
+        if choice.any():
+            picked = logp_all.numpy()[np.arange(rows.size), chosen]
+            for key, value in (
+                ("obs", obs[choice]),
+                ("mask", mask[choice]),
+                ("action", chosen[choice]),
+                ("logp", picked[choice]),
+                ("old_value", torch.tanh(v).numpy()[choice]),
+                ("row", rows[choice]),
+            ):
+                parts[key].append(np.array(value))
+        return chosen
+
+    final, terminated, _, seat = play_against_heuristic(game, num_games, seed, decide)
+    games = np.arange(num_games)
+    won = (terminated & (final[games, seat] > final[games, 1 - seat])).astype(np.float32)
     out = {k: np.concatenate(v) for k, v in parts.items()}
     out["value"] = 2.0 * won[out["row"]] - 1.0
     out["obs"] = out["obs"].astype(np.float32, copy=False)
@@ -320,10 +318,34 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
     return out
 
 
+def advantages(row, old_value, outcome, lam: float) -> np.ndarray:
+    """GAE(lambda) over each game's decisions (the arrays of ``play_learner``, in the order
+    they were made): no reward before the end and no discount, so a decision's TD error is the
+    value head's estimate at the game's next decision (at the last one, the outcome) less its
+    own. ``lam`` 1 gives the outcome less the value head, 0 the one-step TD error."""
+    old_value = np.asarray(old_value, dtype=np.float32)
+    outcome = np.asarray(outcome, dtype=np.float32)
+    if lam >= 1.0:
+        return outcome - old_value
+    adv = np.empty(old_value.size, dtype=np.float32)
+    later_adv: dict[int, float] = {}  # per game: the advantage and value of its next decision
+    later_value: dict[int, float] = {}
+    for i in range(old_value.size - 1, -1, -1):
+        g = int(row[i])
+        if g in later_adv:
+            adv[i] = later_value[g] - old_value[i] + lam * later_adv[g]
+        else:
+            adv[i] = outcome[i] - old_value[i]
+        later_adv[g] = float(adv[i])
+        later_value[g] = float(old_value[i])
+    return adv
+
+
 def ppo_update(model, optimizer, data: dict, settings: dict, rng) -> float:
     """Clipped policy-gradient passes (PPO) over one batch of ``play_learner`` games: the
-    advantage is the game's outcome less the value head's estimate; an entropy bonus keeps
-    the policy from collapsing early. Returns the mean loss of the last pass."""
+    advantage is GAE(``gae_lambda``) of the game's outcome against the value head (``advantages``);
+    the value head learns the outcome; an entropy bonus keeps the policy from collapsing early.
+    Returns the mean loss of the last pass."""
     import torch
 
     obs = torch.as_tensor(data["obs"])
@@ -331,7 +353,8 @@ def ppo_update(model, optimizer, data: dict, settings: dict, rng) -> float:
     action = torch.as_tensor(data["action"])
     old_logp = torch.as_tensor(data["logp"])
     ret = torch.as_tensor(data["value"], dtype=torch.float32)
-    adv = ret - torch.as_tensor(data["old_value"])
+    gae = advantages(data["row"], data["old_value"], data["value"], float(settings["gae_lambda"]))
+    adv = torch.as_tensor(gae)
     adv = (adv - adv.mean()) / (adv.std() + 1e-6)
     clip = float(settings["ppo_clip"])
     entropy_coef = float(settings["entropy"])
@@ -441,6 +464,9 @@ DEFAULTS = {
     "ppo_learning_rate": 2e-4,
     "ppo_clip": 0.2,
     "entropy": 0.01,  # weight of the entropy bonus
+    # GAE's lambda over the network's own decisions in a game: 1 is the outcome less the value
+    # head; below 1 the advantage leans on the value head's next estimates (less variance).
+    "gae_lambda": 1.0,
     "eval_every": 8,  # batches between two points of the curve
     # How the network plays (in the curve's games and as NetAgent's default): "greedy" (its
     # likeliest move) or "sample" (a draw from its policy, the policy PPO improves).
@@ -473,7 +499,7 @@ def settings_for(game: str, **overrides) -> dict:
     settings["temperature"] = check_temperature(settings["temperature"])
     if settings["play"] not in PLAY_MODES:
         raise OptionError(f"play must be one of {PLAY_MODES}, got {settings['play']!r}")
-    for key in ("ppo_clip", "entropy"):
+    for key in ("ppo_clip", "entropy", "gae_lambda"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
     for key in ("learning_rate", "round_learning_rate", "ppo_learning_rate"):
@@ -653,6 +679,7 @@ _FLAG_HELP = {
     "ppo_iterations": "batches of the PPO stage (0: none)",
     "ppo_games": "games per PPO batch",
     "entropy": "weight of the PPO entropy bonus",
+    "gae_lambda": "GAE lambda of the PPO advantage (1: outcome less the value head)",
     "eval_every": "PPO batches between curve points",
     "play": "how the trained network plays",
     "temperature": "of the sampling play (below 1: nearer the likeliest move)",

@@ -324,6 +324,25 @@ def test_ppo_update_moves_the_policy_toward_won_games():
     )
 
 
+def test_gae_advantages_follow_each_games_own_decisions():
+    from meeple_gym.baselines.net_train import advantages
+
+    # Two games' decisions interleaved as play_learner records them: game 0 won, game 1 lost.
+    row = np.array([0, 1, 0, 1, 0])
+    old_value = np.array([0.1, -0.2, 0.3, 0.4, 0.5], dtype=np.float32)
+    outcome = np.array([1, -1, 1, -1, 1], dtype=np.float32)
+    # lambda 1: the outcome less the value head, decision by decision.
+    assert np.array_equal(advantages(row, old_value, outcome, 1.0), outcome - old_value)
+    # lambda 0: the next estimate of the same game less this one; the outcome at the end.
+    one_step = [0.3 - 0.1, 0.4 - -0.2, 0.5 - 0.3, -1 - 0.4, 1 - 0.5]
+    np.testing.assert_allclose(advantages(row, old_value, outcome, 0.0), one_step, atol=1e-6)
+    # lambda 0.5 in between: game 0's first decision adds half of its next one, and so on.
+    half = advantages(row, old_value, outcome, 0.5)
+    game0 = [0.5, 0.2 + 0.5 * 0.5, 0.2 + 0.5 * (0.2 + 0.25)]
+    np.testing.assert_allclose(half[[4, 2, 0]], game0, atol=1e-6)
+    np.testing.assert_allclose(half[[3, 1]], [-1.4, 0.6 + 0.5 * -1.4], atol=1e-6)
+
+
 def test_ppo_stage_from_initial_weights_is_seeded(tmp_path):
     pytest.importorskip("torch")
     from meeple_gym.baselines.net_train import train
@@ -377,6 +396,8 @@ def test_training_settings_come_from_the_spec_then_the_caller():
         settings_for("century", ppo_iterations=-1)
     with pytest.raises(OptionError, match="ppo_learning_rate"):
         settings_for("century", ppo_learning_rate=0)
+    with pytest.raises(OptionError, match="gae_lambda"):
+        settings_for("century", gae_lambda=1.5)
     with pytest.raises(OptionError, match="play must be one of"):
         settings_for("century", play="best")
     with pytest.raises(OptionError, match="temperature"):
