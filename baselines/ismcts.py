@@ -80,8 +80,12 @@ OBS_SIZE = 1
 # ---- templates: plain functions compiled once per game with that game's kernels as globals ----
 
 
-def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, depth_cap, scale):
-    """The action SO-ISMCTS picks in game ``g`` after ``sims`` iterations (-1: nothing legal)."""
+def _search_row(
+    states, g, key, sims, exploration, prior, rollout, epsilon, depth_cap, scale, net_prior, net
+):
+    """The action SO-ISMCTS picks in game ``g`` after ``sims`` iterations (-1: nothing legal).
+    With ``net`` > 0, ``net_prior[g]`` (the network's policy at the root) orders the root's
+    expansions and biases its children by ``net * p / (visits + 1)``."""
     root = states[g]
     player = root.current_player
     root_mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -135,13 +139,20 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
                 if mask[a] != 0 and tried[a] == 0:
                     untried += 1
             guided = -1
-            if prior > 0.0:
+            at_root_with_net = node == 0 and net > 0.0
+            if prior > 0.0 and not at_root_with_net:
                 # Progressive bias: the heuristic's move goes first, its bonus fades with visits.
                 encode_into(work, 0, s.current_player, obs)  # noqa: F821
                 guided = heuristic_action(obs, mask)  # noqa: F821
             if untried > 0:
                 action = -1
-                if guided >= 0 and tried[guided] == 0:
+                if at_root_with_net:  # the network's likeliest untried move first
+                    best_p = -1.0
+                    for a in range(NUM_ACTIONS):
+                        if mask[a] != 0 and tried[a] == 0 and net_prior[g, a] > best_p:
+                            best_p = net_prior[g, a]
+                            action = a
+                elif guided >= 0 and tried[guided] == 0:
                     action = guided
                 else:
                     pick = randint(words, 0, untried)
@@ -173,6 +184,8 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
                     score = total[child] / n + exploration * spread
                     if edge[child] == guided:
                         score += prior / (n + 1)
+                    if at_root_with_net:
+                        score += net * net_prior[g, edge[child]] / (n + 1)
                     if score > best_score:
                         best_score = score
                         best = child
@@ -232,15 +245,29 @@ def _search_row(states, g, key, sims, exploration, prior, rollout, epsilon, dept
     return best if best >= 0 else _first_legal(root_mask)
 
 
-def _search_batch(states, seed, sims, exploration, prior, rollout, epsilon, depth_cap, scale, out):
+def _search_batch(
+    states, seed, sims, exploration, prior, rollout, epsilon, depth_cap, scale, net_prior, net, out
+):
     """``out[i]`` = the search's action in game ``i``; its key comes from (seed, the game's RNG
-    word and step count), so it does not depend on the batch or the threads."""
+    word and step count), so it does not depend on the batch or the threads. ``net_prior``
+    (float32, one row per game) is read only when ``net`` > 0."""
     for i in prange(states.shape[0]):
         s = states[i]
         index = s.rng[0] ^ (np.uint64(s.step_count) * _STEP_MIX)
         key = derive_key(seed, index, np.uint64(STREAM_SEARCH))
         out[i] = _search_row(
-            states, i, key, sims, exploration, prior, rollout, epsilon, depth_cap, scale
+            states,
+            i,
+            key,
+            sims,
+            exploration,
+            prior,
+            rollout,
+            epsilon,
+            depth_cap,
+            scale,
+            net_prior,
+            net,
         )
 
 
@@ -322,8 +349,9 @@ class _SearchDefaults(Mapping):
 
 @functools.cache
 def search_kernel(game: str):
-    """The compiled batch search of ``game``: ``(states, seed, sims, exploration, rollout,
-    epsilon, depth_cap, scale, out)``, cached per game in the game's kernel cache group."""
+    """The compiled batch search of ``game``: ``(states, seed, sims, exploration, prior,
+    rollout, epsilon, depth_cap, scale, net_prior, net, out)``, cached per game in the game's
+    kernel cache group."""
     spec = _search_spec(game)
     search = spec.search
     namespace = dict(globals())
@@ -380,7 +408,10 @@ class ISMCTSAgent:
     [-1, 1]); ``rollout`` ``"random"`` or ``"heuristic"``; ``epsilon`` the chance of a random
     move in a heuristic play-out; ``depth`` caps play-outs (0: to the end) and scores the cut
     position by ``tanh(score margin / scale)`` (``scale`` defaults per game); ``prior`` is the
-    progressive bias toward the heuristic's move (0: off). Parameters left out take the game's
+    progressive bias toward the heuristic's move (0: off); ``net`` is the weight of the learned
+    network's policy as the root's prior (0: off; ``net_path``: its weights, default the shipped
+    ones): the root tries the network's likeliest moves first and each root child gets
+    ``net * p(move) / (visits + 1)``. Parameters left out take the game's
     ``GameSpec.search`` (``DEFAULTS``). The agent reads game records (``act_states``), which the
     evaluator, the ladder and the Gymnasium envs pass to agents that have it.
     """
@@ -401,6 +432,8 @@ class ISMCTSAgent:
         depth: int | None = None,
         scale: float | None = None,
         seed: int = 0,
+        net: float = 0.0,
+        net_path=None,
     ):
         spec = _search_spec(game)
         defaults = spec.search
@@ -422,6 +455,12 @@ class ISMCTSAgent:
         depth = check_int("ismcts: depth", depth, 0, MAX_INT64)
         scale = _check_number("scale", scale, 0.0, lo_open=True)
         seed = check_int("ismcts: seed", seed, 0, MAX_SEED)
+        net = _check_number("net", net, 0.0)
+        self._net_agent = None
+        if net > 0 or net_path is not None:
+            from meeple_gym.baselines.net_agent import NetAgent
+
+            self._net_agent = NetAgent(game, path=net_path)
         self.game = game
         self.sims = sims
         self.c = c
@@ -431,14 +470,16 @@ class ISMCTSAgent:
         self.depth = depth
         self.scale = scale
         self.seed = seed
+        self.net = net
         self._spec = spec
 
     @property
     def name(self) -> str:
-        return (
+        name = (
             f"ismcts:sims={self.sims},rollout={self.rollout},c={self.c:g},prior={self.prior:g},"
             f"epsilon={self.epsilon:g},depth={self.depth}"
         )
+        return name + (f",net={self.net:g}" if self.net > 0 else "")
 
     @classmethod
     def from_spec(cls, text: str, game: str, seed: int = 0) -> ISMCTSAgent:
@@ -447,7 +488,7 @@ class ISMCTSAgent:
         if head != "ismcts":
             raise OptionError(f"not an ismcts agent: {text!r}")
         kinds = {"sims": int, "c": float, "prior": float, "rollout": str}
-        kinds.update(epsilon=float, depth=int, scale=float)
+        kinds.update(epsilon=float, depth=int, scale=float, net=float)
         kwargs = {}
         for item in filter(None, params.split(",")):
             key, eq, value = item.partition("=")
@@ -473,6 +514,7 @@ class ISMCTSAgent:
         if states.shape[0] == 0:
             return out
         kernel = search_kernel(self.game)
+        net_prior = self._net_prior(states)
         check_fork_safe()
         kernel(
             states,
@@ -484,11 +526,26 @@ class ISMCTSAgent:
             np.float64(self.epsilon),
             np.int64(self.depth),
             np.float64(self.scale),
+            net_prior,
+            np.float64(self.net),
             out,
         )
         if (out < 0).any():
             raise ValueError("some games have no legal action (finished games?)")
         return out
+
+    def _net_prior(self, states: np.ndarray) -> np.ndarray:
+        """The network's policy for the player to act in each record (its own observation and
+        legal moves), float32 (N, num_actions); a 1 x 1 placeholder when ``net`` is off."""
+        if self.net <= 0:
+            return np.zeros((1, 1), dtype=np.float32)
+        spec = self._spec
+        n = states.shape[0]
+        masks = np.zeros((n, spec.num_actions), dtype=np.int8)
+        obs = np.zeros((n, spec.obs_size), dtype=np.float32)
+        spec.legal_masks_batch(states, masks)
+        spec.encode_batch(states, states["current_player"].astype(np.int64), obs)
+        return np.ascontiguousarray(self._net_agent.policy(obs, masks), dtype=np.float32)
 
     def act_env(self, env) -> int:
         """The action for the player to act in a meeple-gym AEC env (its record is copied)."""

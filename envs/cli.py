@@ -498,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
         la,
         game_help,
         ["random", "heuristic"],
-        "agents: random, heuristic, ismcts[:sims=N,rollout=random|heuristic,c=X,prior=X,"
+        "agents: random, heuristic, ismcts[:sims=N,rollout=random|heuristic,c=X,prior=X,net=X,"
         "epsilon=X,depth=N] (the search agent), net or net:WEIGHTS.npz (a trained network), "
         "sb3:MODEL.zip (a saved PPO or MaskablePPO), or package.module:Class",
     )
