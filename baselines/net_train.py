@@ -16,7 +16,9 @@ Method (docs/baselines.md, "The learned agent"):
 3. **Policy gradient** (``--ppo-iterations``, PPO). The network, sampling from its policy,
    plays batches of ``--ppo-games`` games against the heuristic, seats rotating; each of its
    decisions is pushed toward the game's outcome (+1 for a win, -1 for a loss or a draw) less
-   the value head's estimate, with PPO's clipped ratio and an entropy bonus. Imitation and
+   the value head's estimate (``--gae-lambda`` below 1: GAE over the value head's estimates at
+   the network's next decisions of the same game), with PPO's clipped ratio and an entropy
+   bonus. Imitation and
    search targets teach the network to play well; this stage teaches it to beat the
    heuristic it is measured against.
 
@@ -410,6 +412,9 @@ def draw_curve(ax, run: dict) -> None:
     first_ppo = next((k for k, p in enumerate(points) if p["stage"].startswith("ppo")), None)
     if first_ppo:  # where the policy-gradient stage took over
         ax.axvline(minutes[first_ppo - 1], color="purple", lw=1, ls="-.", label="PPO from here")
+    first_gae = next((k for k, p in enumerate(points) if p["stage"].startswith("gae")), None)
+    if first_gae:  # a later run that went on with GAE advantages (curves joined from runs)
+        ax.axvline(minutes[first_gae], color="orange", lw=1, ls="-.", label="GAE from here")
     ax.set(
         xlabel="training time (min)",
         ylabel=f"win rate ({points[-1]['games']} games, seats rotated)",
