@@ -83,10 +83,9 @@ SPEC = GameSpec.from_modules(
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
     # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
-    # and the PPO batch of the second run. A third run went on from those weights with
-    # `--gae-lambda 0.95` and shipped its batch 48 (docs/baselines.md gives its command). The
-    # network samples its moves: a greedy one can loop forever taking and junking the Water
-    # Silo (RAD-A5, RAD-A6).
+    # and the PPO batch of the second run. Two more runs went on from those weights with
+    # `--gae-lambda 0.95` (docs/baselines.md gives their commands). The network samples its
+    # moves: a greedy one can loop forever taking and junking the Water Silo (RAD-A5, RAD-A6).
     training={
         "rounds": 1,
         "sims": 100,
