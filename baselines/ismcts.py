@@ -145,23 +145,8 @@ def _search_row(
                 encode_into(work, 0, s.current_player, obs)  # noqa: F821
                 guided = heuristic_action(obs, mask)  # noqa: F821
             if untried > 0:
-                action = -1
-                if at_root_with_net:  # the network's likeliest untried move first
-                    best_p = -1.0
-                    for a in range(NUM_ACTIONS):
-                        if mask[a] != 0 and tried[a] == 0 and net_prior[g, a] > best_p:
-                            best_p = net_prior[g, a]
-                            action = a
-                elif guided >= 0 and tried[guided] == 0:
-                    action = guided
-                else:
-                    pick = randint(words, 0, untried)
-                    for a in range(NUM_ACTIONS):
-                        if mask[a] != 0 and tried[a] == 0:
-                            if pick == 0:
-                                action = a
-                                break
-                            pick -= 1
+                prior_row = net_prior[g] if at_root_with_net else net_prior[0, :0]
+                action = _untried_move(mask, tried, untried, guided, prior_row, words)
                 new = n_nodes
                 n_nodes += 1
                 edge[new] = action
@@ -271,6 +256,30 @@ def _search_batch(
         )
 
 
+def _untried_move(mask, tried, untried, guided, prior_row, words):
+    """The move a node expands: the likeliest untried one under ``prior_row`` (the network's
+    policy, at the root with ``net``; empty otherwise), else the heuristic's ``guided`` move if
+    untried, else one of the ``untried`` moves uniformly."""
+    action = -1
+    if prior_row.shape[0] > 0:
+        best_p = -1.0
+        for a in range(NUM_ACTIONS):
+            if mask[a] != 0 and tried[a] == 0 and prior_row[a] > best_p:
+                best_p = prior_row[a]
+                action = a
+    elif guided >= 0 and tried[guided] == 0:
+        action = guided
+    else:
+        pick = randint(words, 0, untried)
+        for a in range(NUM_ACTIONS):
+            if mask[a] != 0 and tried[a] == 0:
+                if pick == 0:
+                    action = a
+                    break
+                pick -= 1
+    return action
+
+
 def _first_legal(mask):
     for a in range(mask.shape[0]):
         if mask[a] != 0:
@@ -307,7 +316,7 @@ def _scores_score_of(states, g, out):
     return seats
 
 
-_TEMPLATES = (_first_legal, _uniform)
+_TEMPLATES = (_first_legal, _uniform, _untried_move)
 
 
 def _resolve(path: str):
