@@ -350,7 +350,8 @@ def test_ctrl_c_ends_a_rollout_with_130_and_no_output_file(tmp_path):
     out = tmp_path / "games.npz"
     started = tmp_path / "started"
     tests = str(ROOT / "tests")
-    env = dict(os.environ, MEEPLE_TEST_STARTED=str(started))
+    # PYTHONFAULTHANDLER: a child that hangs after SIGINT dumps its threads' stacks on SIGABRT.
+    env = dict(os.environ, MEEPLE_TEST_STARTED=str(started), PYTHONFAULTHANDLER="1")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests, env.get("PYTHONPATH")]))
     argv = ["rollout", "--games", "1000000", "--agents", "cli_agents:SignalsStart", "random"]
     proc = subprocess.Popen(
@@ -367,7 +368,12 @@ def test_ctrl_c_ends_a_rollout_with_130_and_no_output_file(tmp_path):
             time.sleep(0.05)
         assert started.exists() and proc.poll() is None, "the rollout never started playing"
         proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=300)
+        try:
+            stdout, stderr = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # faulthandler writes where each thread is
+            _, stacks = proc.communicate(timeout=60)
+            pytest.fail(f"the rollout did not end within 300 s of SIGINT; its stacks:\n{stacks}")
     finally:
         if proc.poll() is None:
             proc.kill()
