@@ -18,9 +18,8 @@ Method (docs/baselines.md, "The learned agent"):
    decisions is pushed toward the game's outcome (+1 for a win, -1 for a loss or a draw) less
    the value head's estimate (``--gae-lambda`` below 1: GAE over the value head's estimates at
    the network's next decisions of the same game), with PPO's clipped ratio and an entropy
-   bonus. Imitation and
-   search targets teach the network to play well; this stage teaches it to beat the
-   heuristic it is measured against.
+   bonus. Imitation and search targets teach the network to play well; this stage teaches it
+   to beat the heuristic it is measured against.
 
 ``--init WEIGHTS`` starts from a weights file of the same sizes instead of the imitation stage
 (for example, to run the policy-gradient stage on the weights of an earlier run).
