@@ -45,6 +45,9 @@ def test_a_private_kernel_is_internal_and_still_answers_python():
     values = np.arange(4, dtype=np.int64)
     assert sum_doubled(values) == 12  # called from a kernel: the wrapper-less copy
     assert _doubled(values, 3) == 6  # called from Python: the copy with entry wrappers
+    # With a warm cache sum_doubled loads whole and never compiles _doubled in this process:
+    # ask for the overload (compiled here, or rebuilt from its own cache entry).
+    _doubled.compile((numba.typeof(values), numba.types.int64))
     internal = next(iter(_doubled.overloads.values()))
     assert internal.fndesc.llvm_cpython_wrapper_name not in internal.library.get_llvm_str()
     # No machine code of its own: the kernels that call it link and emit its module.
