@@ -182,6 +182,7 @@ BOARD_DTYPE = np.dtype(
         # worth and keep are filled on first use (_worth, _keep): a decision reads a few cards.
         ("worth_ok", np.int8, (NT,)),
         ("keep_ok", np.int8, (NT,)),
+        ("gw_ok", np.int8),  # gw and need are filled on first read too (_gains)
     ]
 )
 
@@ -197,6 +198,7 @@ def _onehot(obs, start, n):
 
 @kernel
 def _decode(obs, b):
+    """The board of the full observation ``obs``."""
     b.nump = _onehot(obs, E.NUM_PLAYERS_ONEHOT, R.MAXP) + 1
     b.seats = 2 if b.nump == 1 else b.nump
     b.season = max(0, _onehot(obs, E.P_SEASON, 4))
@@ -262,7 +264,94 @@ def _decode(obs, b):
     b.revealed_n = int(obs[E.REVEALED_N])
     for i in range(8):
         b.revealed[i] = _onehot(obs, E.REVEALED + i * NT, NT) if i < b.revealed_n else -1
-    # Values that depend on the whole position.
+    _derive(b)
+
+
+@kernel
+def _decode_compact(obs, b):
+    """The board of the compact observation ``obs`` (``encoders.everdell``, compact layout):
+    the same board as ``_decode`` of the full one (checked field by field in
+    tests/test_search_speedups.py). Each one-hot of the full vector is one code here (index + 1,
+    0: none), so ``code - 1`` is what ``_onehot`` returns there; no 48-entry scans."""
+    b.nump = int(obs[E.C_NUM_PLAYERS])
+    b.seats = 2 if b.nump == 1 else b.nump
+    b.season = max(0, int(obs[E.C_P_SEASON]) - 1)
+    b.rug_year = int(obs[E.C_RUG_YEAR])  # 0 outside solo
+    b.hand_n = int(obs[E.C_P_HAND_N])
+    for r in range(4):
+        b.res[r] = obs[E.C_P_RESOURCES + r]
+    b.free = int(obs[E.P_FREE - E.C_P_SHIFT])
+    b.spaces = int(obs[E.P_SPACES - E.C_P_SHIFT])
+    for c in range(5):
+        b.colors[c] = int(obs[E.P_COLORS - E.C_P_SHIFT + c])
+    for t in range(NT):
+        b.hand[t] = int(obs[E.C_HAND + t])
+        b.rug_city[t] = int(obs[E.C_RUG_CITY + t])
+        b.cnt[t] = 0
+    for i in range(R.MAXP):
+        pb = i * E.C_PLAYER_BLOCK
+        b.score[i] = obs[pb + E.C_P_SCORE] - E.SCORE_SHIFT
+        b.passed[i] = int(obs[pb + E.P_PASSED])  # the head rows keep the full block's places
+        for k in range(SLOTS):
+            sb = pb + E.C_P_CITY + k * E.C_SLOT_BLOCK
+            b.city[i, k] = int(obs[sb + E.C_S_TYPE]) - 1
+            if i == 0:
+                b.occ[k] = int(obs[sb + E.C_S_OCCUPIED])
+                b.ctok[k] = int(obs[sb + E.C_S_TOKENS])
+                for r in range(4):
+                    b.store[k, r] = obs[sb + E.C_S_STORE + r]
+                if b.city[0, k] >= 0:
+                    b.cnt[b.city[0, k]] += 1
+    for i in range(R.MEADOW):
+        b.meadow[i] = int(obs[E.C_MEADOW + 2 * i]) - 1
+        b.blocked[i] = int(obs[E.C_MEADOW + 2 * i + 1])
+    for j in range(R.MAX_FOREST):
+        f = int(obs[E.C_FOREST + j]) - 1
+        b.forest[j] = FOREST_LOCS[f] if f >= 0 else -1
+    for j in range(R.N_SPECIAL_DEALT):
+        b.specials[j] = SPECIAL_EVENTS[int(obs[E.C_SPECIALS + j]) - 1]
+    b.my_basic_events = 0
+    b.my_special_events = 0
+    for e in range(NE):
+        b.ev_owner[e] = int(obs[E.C_EVENT_OWNER + e]) - 1
+        if b.ev_owner[e] == 0:
+            if EV_SPECIAL[e]:
+                b.my_special_events += 1
+            else:
+                b.my_basic_events += 1
+    b.pend = int(obs[E.C_PEND_KIND])
+    b.top_kind = int(obs[E.C_TOP_KIND])
+    _subject(b.top_kind, int(obs[E.C_TOP_SUBJECT]) - 1, b, True)
+    b.top_stage = int(obs[E.C_TOP_STAGE])
+    b.top_count = int(obs[E.C_TOP_COUNT])
+    b.top_min = int(obs[E.C_TOP_MIN])
+    b.par_kind = int(obs[E.C_PARENT_KIND])
+    _subject(b.par_kind, int(obs[E.C_PARENT_SUBJECT]) - 1, b, False)
+    b.play_card = int(obs[E.C_PLAY_CARD]) - 1 if obs[E.C_PLAY_PRESENT] > 0.5 else -1
+    for r in range(4):
+        b.play_cost[r] = obs[E.C_PLAY_COST + r]
+    b.revealed_n = int(obs[E.C_REVEALED_N])
+    for i in range(8):
+        b.revealed[i] = int(obs[E.C_REVEALED + i]) - 1 if i < b.revealed_n else -1
+    _derive(b)
+
+
+@kernel
+def _subject(kind, subject, b, top):
+    """The card, location or event of a task of ``kind`` whose compact subject is ``subject``
+    (-1: none), in the board's top-task fields or (``top`` False) its parent-task fields."""
+    card = subject if kind == R.T_PLAY or kind == R.T_CARD else -1
+    loc = subject if kind == R.T_LOCATION else -1
+    event = subject if kind == R.T_EVENT else -1
+    if top:
+        b.top_card, b.top_loc, b.top_event = card, loc, event
+    else:
+        b.par_card, b.par_loc, b.par_event = card, loc, event
+
+
+@kernel
+def _derive(b):
+    """The board's values that depend on the whole position, after the decoded fields."""
     b.lam = PRICE_FACTOR[b.season]
     if b.season == AUTUMN and b.free == 0:
         b.lam = END_PRICE_FACTOR
@@ -284,7 +373,9 @@ def _decode(obs, b):
     for t in range(NT):
         b.worth_ok[t] = 0
         b.keep_ok[t] = 0
-    _gain_weights(b)
+    # gw and need read the worth of the target cards: about half of a decision's cost, and
+    # most sub-decisions (which card to discard, which resource to pay) never read them.
+    b.gw_ok = 0
 
 
 @kernel
@@ -401,11 +492,34 @@ def _gain_weights(b):
 
 
 @kernel
+def _gains(b):
+    """Fill ``gw`` and ``need`` on their first read (``_gain_weights``; nothing changes the board
+    once decoded, so these are the values an eager call would store)."""
+    if b.gw_ok == 0:
+        _gain_weights(b)
+        b.gw_ok = 1
+
+
+@kernel
+def _gw(b, r):
+    """``b.gw[r]``, filled on first read."""
+    _gains(b)
+    return b.gw[r]
+
+
+@kernel
+def _need(b, r):
+    """``b.need[r]``, filled on first read."""
+    _gains(b)
+    return b.need[r]
+
+
+@kernel
 def _gain_value(b, g, n_any):
     """Worth of gaining resources ``g`` (4 kinds) and ``n_any`` of free choice."""
     rem = np.empty(4)
     for r in range(4):
-        rem[r] = b.need[r]
+        rem[r] = _need(b, r)
     v = 0.0
     for r in range(4):
         take = min(g[r], rem[r])
@@ -716,7 +830,7 @@ def _cheapest_keeps(b, n):
 
 @kernel
 def _max_gw(b):
-    return max(max(b.gw[0], b.gw[1]), max(b.gw[2], b.gw[3]))
+    return max(max(_gw(b, 0), _gw(b, 1)), max(_gw(b, 2), _gw(b, 3)))
 
 
 @kernel
@@ -834,7 +948,7 @@ def _visit_value(b, t, rel):
             if b.forest[j] >= 0:
                 v = max(v, _loc_value(b, b.forest[j]))
     elif t == MONASTERY:
-        v = 4.0 - 2 * min(b.gw[0], b.gw[3]) - 0.8
+        v = 4.0 - 2 * min(_gw(b, 0), _gw(b, 3)) - 0.8
     elif t == INN:
         for i in range(R.MEADOW):
             c = b.meadow[i]
@@ -873,7 +987,7 @@ def _placement_value(b, a):
     if a < R.A_PLACE_CITY:
         j = a - R.A_PLACE_EVENT
         e = j if j < R.N_BASIC_EVENTS else b.specials[j - R.N_BASIC_EVENTS]
-        return _event_value(b, e) - EV_COST_BERRY[e] * b.gw[3]
+        return _event_value(b, e) - EV_COST_BERRY[e] * _gw(b, 3)
     if a < R.A_PLACE_RUGWORT:
         j = a - R.A_PLACE_CITY
         rel = j // SLOTS
@@ -957,7 +1071,7 @@ def _best_resource(b, mask, base, prefer_missing):
     best_v = NEG
     for r in range(4):
         if mask[base + r]:
-            v = b.gw[r]
+            v = _gw(b, r)
             if prefer_missing and b.play_cost[r] > b.res[r]:
                 v += 10.0
             if v > best_v:
@@ -972,7 +1086,7 @@ def _cheapest_resource(b, mask):
     best_v = NEG
     for r in range(4):
         if mask[R.A_RESOURCE + r]:
-            v = -b.gw[r] + 0.01 * b.res[r]
+            v = -_gw(b, r) + 0.01 * b.res[r]
             if v > best_v:
                 best_v = v
                 best = R.A_RESOURCE + r
@@ -1139,7 +1253,7 @@ def _give_resource(b, mask):
         best_v = 0.0
         for r in range(4):
             if mask[R.A_RESOURCE + r]:
-                v = (2.0 if (r == 1 or r == 2) else 1.0) - b.gw[r]
+                v = (2.0 if (r == 1 or r == 2) else 1.0) - _gw(b, r)
                 if v > best_v:
                     best_v = v
                     best = R.A_RESOURCE + r
@@ -1149,7 +1263,7 @@ def _give_resource(b, mask):
         return R.A_DONE
     if mask[R.A_DONE] and b.top_count >= b.top_min:
         worth = 2.0 if b.par_kind == R.T_EVENT or b.par_card == MONK else 0.0
-        if b.gw[a - R.A_RESOURCE] >= worth:
+        if _gw(b, a - R.A_RESOURCE) >= worth:
             return R.A_DONE
     return a
 
@@ -1157,7 +1271,7 @@ def _give_resource(b, mask):
 @kernel
 def _peddler(b, mask):
     lo = _cheapest_resource(b, mask)
-    if lo >= 0 and b.gw[lo - R.A_RESOURCE] < _max_gw(b) - 0.4:
+    if lo >= 0 and _gw(b, lo - R.A_RESOURCE) < _max_gw(b) - 0.4:
         return lo
     return R.A_DONE
 
@@ -1182,8 +1296,8 @@ def _storehouse(b, mask):
     best = -1
     best_v = NEG
     for r in range(4):
-        if mask[R.A_RESOURCE + r] and STORE_STOCK[r] * b.gw[r] > best_v:
-            best_v = STORE_STOCK[r] * b.gw[r]
+        if mask[R.A_RESOURCE + r] and STORE_STOCK[r] * _gw(b, r) > best_v:
+            best_v = STORE_STOCK[r] * _gw(b, r)
             best = R.A_RESOURCE + r
     return best
 
@@ -1208,7 +1322,7 @@ def _judge_to(b, mask):
     best_v = NEG
     for r in range(4):
         if mask[R.A_RESOURCE + r]:
-            v = b.res[r] - b.play_cost[r] - b.gw[r]
+            v = b.res[r] - b.play_cost[r] - _gw(b, r)
             if v > best_v:
                 best_v = v
                 best = R.A_RESOURCE + r
@@ -1313,6 +1427,22 @@ def heuristic_action(obs, mask):
     # last use, so the array is passed down and held here until the decision is made.
     boards = np.zeros(1, BOARD_DTYPE)
     action = _act(obs, mask, boards)
+    return _legal_or(action, mask, -1)
+
+
+@kernel
+def _act_compact(obs, mask, boards):
+    b = boards[0]
+    _decode_compact(obs, b)
+    return _decide(b, mask)
+
+
+@kernel
+def heuristic_action_compact(obs, mask):
+    """``heuristic_action`` for a compact observation vector (``observation="compact"``): the
+    same decision, without the full vector's one-hot scans. ISMCTS play-outs use it."""
+    boards = np.zeros(1, BOARD_DTYPE)
+    action = _act_compact(obs, mask, boards)
     return _legal_or(action, mask, -1)
 
 

@@ -4,9 +4,10 @@
 
 Positions: every decision of 16 two-player games of heuristic self-play. Each kernel is called
 once per position in a compiled loop (three repetitions, the best per-call time kept): the
-encoder, ``heuristic_action`` on the stored observation, the legal mask, the record copy of
-``meeple_gym.core.records.copy_record`` alone and followed by ``apply_action`` or by
-``determinize_into``. Per-call microseconds; on a busy machine compare the shares, not the
+encoder of the observation the play-outs read (the search spec's ``rollout_observation``:
+Everdell's compact one), the play-out heuristic on the stored observation, the legal mask, the
+record copy of ``meeple_gym.core.records.copy_record`` alone and followed by ``apply_action``
+or by ``determinize_into``. Per-call microseconds; on a busy machine compare the shares, not the
 values (benchmarks/README.md, "Performance round 3").
 """
 
@@ -86,18 +87,23 @@ def t_det(states, work, players, reps):
     return 0
 
 
-def positions(game: str, games: int = 16, seed: int = 1):
-    """Records, observations, masks and heuristic actions of every decision of ``games``."""
+def positions(game: str, encoder, games: int = 16, seed: int = 1):
+    """Records, observations (``encoder``'s: the one the play-outs read), masks and heuristic
+    actions of every decision of ``games``."""
     batch = mg.make_batch(game, games, 2, seed)
     obs = batch.reset()
     agent = make_agent("heuristic", game, seed)
     seen = ([], [], [], [])
+    rollout_obs = np.zeros((games, encoder.obs_size), np.float32)
     for _ in range(3000):
         live = (batch.states["terminated"] == 0) & (batch.states["truncated"] == 0)
         if not live.any():
             break
         actions = agent.act_batch(obs, batch.legal_mask)
-        for out, part in zip(seen, (batch.states, obs, batch.legal_mask, actions), strict=True):
+        players = batch.states["current_player"].astype(np.int64)
+        encoder.encode_batch(batch.get_states(), players, rollout_obs)
+        parts = (batch.states, rollout_obs, batch.legal_mask, actions)
+        for out, part in zip(seen, parts, strict=True):
             out.append(part[live].copy())
         obs, *_ = batch.step(actions)
     states, observations, masks, actions = (np.concatenate(part) for part in seen)
@@ -106,9 +112,10 @@ def positions(game: str, games: int = 16, seed: int = 1):
 
 def profile(game: str) -> dict:
     spec = get_spec(game)
+    encoder = spec.with_observation(spec.search.get("rollout_observation"))
     namespace = dict(globals())
     namespace.update(
-        encode_into=spec.encode_into,
+        encode_into=encoder.encode_into,
         legal_mask_into=spec.legal_mask_into,
         apply_action=spec.apply_action,
         determinize_into=spec.determinize_into,
@@ -118,10 +125,10 @@ def profile(game: str) -> dict:
         f.__name__: game_kernel(rebind(f, namespace), game)
         for f in (t_encode, t_heur, t_mask, t_copy, t_apply, t_det)
     }
-    states, obs, masks, actions = positions(game)
+    states, obs, masks, actions = positions(game, encoder)
     n = states.shape[0]
     players = states["current_player"].astype(np.int64)
-    one_obs = np.zeros(spec.obs_size, np.float32)
+    one_obs = np.zeros(encoder.obs_size, np.float32)
     mask = np.zeros(spec.num_actions, np.int8)
     work = states[:1].copy()
     calls = {

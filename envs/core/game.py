@@ -142,7 +142,9 @@ class GameSpec:
     # ``depth``, ``scale``; ``scores``: "module:function", the plain-Python template of the
     # current scores ``(states, g, out) -> seats``; ``score_kernels``: global name ->
     # "module:attr" of the kernels that template calls; ``rollout``: "module:attr" of the
-    # heuristic's ``heuristic_action`` kernel. None: no search for this game.
+    # heuristic's ``heuristic_action`` kernel; ``rollout_observation`` (optional): the
+    # observation that kernel reads (a key of ``observations``; default "full"). None: no
+    # search for this game.
     search: dict | None = None
     # The learned agent's trainer (baselines/net_train.py): its settings for this game, the
     # ones that made the weights shipped for ``net`` (``rounds``, ``sims``, ``round_games``,

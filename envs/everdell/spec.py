@@ -65,7 +65,11 @@ SPEC = GameSpec.from_modules(
         "scale": 10.0,
         "scores": "meeple_gym.baselines.ismcts:_scores_score_of",
         "score_kernels": {"score_of": "meeple_gym.everdell.rules:score_of"},
-        "rollout": "meeple_gym.baselines.everdell_heuristic:heuristic_action",
+        # Play-outs encode the compact observation and the heuristic decodes it: the same
+        # decisions as from the full one (tests/test_search_speedups.py), with less to write
+        # and no one-hot scans (benchmarks/README.md, "ISMCTS").
+        "rollout": "meeple_gym.baselines.everdell_heuristic:heuristic_action_compact",
+        "rollout_observation": "compact",
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
     # (docs/baselines.md, "The learned agent"); `rounds` is the round shipped.
