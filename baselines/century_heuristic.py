@@ -53,29 +53,47 @@ DIST_WEIGHT = 64
 ACQUIRE_UNTIL_CARDS = 8
 ACQUIRE_MIN_NET = 2.0
 GOLD_POINTS, SILVER_POINTS = 3.0, 1.0  # CSR-E2
+ALL_COLOURS = (1 << N_COLOURS) - 1  # _least_useful's bit set of allowed colours
+assert N_COLOURS == 4, "_distance is written out for four colours"
 
 
 @kernel
 def _distance(car, cost):
     """Cube-steps missing before ``car`` holds ``cost`` (0 when the card is affordable)."""
-    spare = np.zeros(N_COLOURS, np.int64)
-    missing = np.zeros(N_COLOURS, np.int64)
-    for c in range(N_COLOURS):
-        if car[c] >= cost[c]:
-            spare[c] = car[c] - cost[c]
-        else:
-            missing[c] = cost[c] - car[c]
+    # Four colours in scalars: no array to allocate, and this runs for every candidate a
+    # decision scores (a third of an ISMCTS play-out step went to these allocations).
+    s0, m0 = _spare_missing(car[0], cost[0])
+    s1, m1 = _spare_missing(car[1], cost[1])
+    s2, m2 = _spare_missing(car[2], cost[2])
+    s3, m3 = _spare_missing(car[3], cost[3])
+    # CSR-P3: from the top colour down, a missing cube is made from the nearest spare lower
+    # cube by (c - lower) upgrades, else it costs c + 1 steps from nothing.
     d = 0
-    for c in range(N_COLOURS - 1, -1, -1):
-        m = missing[c]
-        # CSR-P3: a spare lower cube becomes a needed one by (c - lower) upgrades.
-        for lower in range(c - 1, -1, -1):
-            use = min(m, spare[lower])
-            m -= use
-            spare[lower] -= use
-            d += use * (c - lower)
-        d += m * (c + 1)
-    return d
+    m3, s2, d = _use_spare(m3, s2, 1, d)
+    m3, s1, d = _use_spare(m3, s1, 2, d)
+    m3, s0, d = _use_spare(m3, s0, 3, d)
+    d += m3 * 4
+    m2, s1, d = _use_spare(m2, s1, 1, d)
+    m2, s0, d = _use_spare(m2, s0, 2, d)
+    d += m2 * 3
+    m1, s0, d = _use_spare(m1, s0, 1, d)
+    d += m1 * 2
+    return d + m0
+
+
+@kernel
+def _spare_missing(have, need):
+    """(spare, missing) cubes of one colour."""
+    if have >= need:
+        return have - need, 0 * have
+    return 0 * have, need - have
+
+
+@kernel
+def _use_spare(missing, spare, steps, d):
+    """Cover ``missing`` cubes from ``spare`` lower ones, ``steps`` upgrades each."""
+    use = min(missing, spare)
+    return missing - use, spare - use, d + use * steps
 
 
 @kernel
@@ -94,11 +112,12 @@ def _total(car):
 
 @kernel
 def _least_useful(car, cost, allowed):
-    """The colour (with ``allowed[c]``) whose loss raises the score least; yellow on ties."""
+    """The colour (bit c of ``allowed`` set) whose loss raises the score least; yellow on
+    ties."""
     best_c = -1
     best = 0
     for c in range(N_COLOURS):
-        if car[c] > 0 and allowed[c]:
+        if car[c] > 0 and (allowed >> c) & 1:
             car[c] -= 1
             v = _score(car, cost)
             car[c] += 1
@@ -111,9 +130,8 @@ def _least_useful(car, cost, allowed):
 @kernel
 def _cap(car, cost):
     """CSR-K1: drop the least useful cubes until at most 10 remain (in place)."""
-    allowed = np.ones(N_COLOURS, np.bool_)
     while _total(car) > R.CARAVAN_LIMIT:
-        car[_least_useful(car, cost, allowed)] -= 1
+        car[_least_useful(car, cost, ALL_COLOURS)] -= 1
 
 
 @kernel
@@ -154,9 +172,9 @@ def _trade_result(car, t, n, cost, out):
 
 
 @kernel
-def _best_trade_count(car, t, cost):
-    """(repeats, score) of the best legal repeat count of trade ``t`` (CSR-P5)."""
-    tmp = np.zeros(N_COLOURS, np.int64)
+def _best_trade_count(car, t, cost, tmp):
+    """(repeats, score) of the best legal repeat count of trade ``t`` (CSR-P5); ``tmp`` is
+    scratch space for one caravan."""
     best_n = 0
     best = 0
     for n in range(1, _max_repeats(car, t) + 1):
@@ -169,9 +187,11 @@ def _best_trade_count(car, t, cost):
 
 
 @kernel
-def _play_score(car, t, cost):
-    """Score of the caravan after playing card ``t`` well; a large value if it cannot be."""
-    tmp = car.copy()
+def _play_score(car, t, cost, tmp):
+    """Score of the caravan after playing card ``t`` well; a large value if it cannot be.
+    ``tmp`` is scratch space for one caravan."""
+    for c in range(N_COLOURS):
+        tmp[c] = car[c]
     kind = D.MERCHANT_KIND[t]
     if kind == D.KIND_SPICE:  # CSR-P2
         for c in range(N_COLOURS):
@@ -186,7 +206,7 @@ def _play_score(car, t, cost):
             tmp[c] -= 1
             tmp[c + 1] += 1
         return _score(tmp, cost)
-    n, v = _best_trade_count(car, t, cost)
+    n, v = _best_trade_count(car, t, cost, tmp)
     if n == 0:
         return 1 << 40
     return v
@@ -207,11 +227,11 @@ def _card_worth(t):
 
 
 @kernel
-def _decode_target(obs, car, cost):
-    """Fill ``cost`` with the target point card's cost; return the claim slot or -1."""
+def _decode_target(obs, car, cost, row_cost):
+    """Fill ``cost`` with the target point card's cost; return the claim slot or -1.
+    ``row_cost`` is scratch space."""
     best_j = -1
     best = -1.0
-    row_cost = np.zeros(N_COLOURS, np.int64)
     for j in range(R.POINT_ROW_SIZE):
         b = POINT_ROW_OFFSET + j * POINT_BLOCK
         if obs[b + R_PRESENT] == 0:
@@ -232,6 +252,16 @@ def _decode_target(obs, car, cost):
 
 
 @kernel
+def _last_set(obs, start, n):
+    """The last of ``obs[start:start + n]`` that is not 0 (-1: none); one read for a one-hot
+    whose entry is late, where a forward scan reads all ``n``."""
+    for i in range(n - 1, -1, -1):
+        if obs[start + i] != 0:
+            return i
+    return -1
+
+
+@kernel
 def _coin_bonus(obs, j):
     # CSR-C3: the coin lying above point slot j (slots 1 and 2 only).
     if j >= 2:
@@ -240,7 +270,7 @@ def _coin_bonus(obs, j):
 
 
 @kernel
-def _main_action(obs, mask, car, cost):
+def _main_action(obs, mask, car, cost, tmp):
     # 1. CSR-C1: claim the affordable point card worth most.
     best_a = -1
     best = -1.0
@@ -256,33 +286,17 @@ def _main_action(obs, mask, car, cost):
     for t in range(N_TYPES):
         owned += np.int64(obs[P_IN_HAND + t] + obs[P_PLAYED + t])
     # 3. CSR-A1: early on, buy the card with the best worth net of the cubes paid for it.
-    acquire_a = -1
-    acquire_net = -1e9
-    for k in range(R.MARKET_SIZE):
-        if mask[R.A_ACQUIRE + k] == 0:
-            continue
-        b = MARKET_OFFSET + k * MARKET_BLOCK
-        t = -1
-        for u in range(N_TYPES):
-            if obs[b + M_TYPE + u] != 0:
-                t = u
-        if t < 0 or obs[b + M_PRESENT] == 0:
-            continue
-        net = _card_worth(t) - k
-        for c in range(N_COLOURS):
-            net += (c + 1) * obs[b + M_CUBES + c]
-        if net > acquire_net:
-            acquire_net = net
-            acquire_a = R.A_ACQUIRE + k
-    if owned < ACQUIRE_UNTIL_CARDS and acquire_net >= ACQUIRE_MIN_NET:
-        return acquire_a
+    if owned < ACQUIRE_UNTIL_CARDS:
+        acquire_a, acquire_net = _best_acquire(obs, mask)
+        if acquire_net >= ACQUIRE_MIN_NET:
+            return acquire_a
     # 4. Play the hand card that brings the caravan closest to the target.
     base = _score(car, cost)
     best_a = -1
     best_v = base
     for t in range(N_TYPES):
         if mask[R.A_PLAY + t] != 0:
-            v = _play_score(car, t, cost)
+            v = _play_score(car, t, cost, tmp)
             if v < best_v:
                 best_v = v
                 best_a = R.A_PLAY + t
@@ -291,43 +305,67 @@ def _main_action(obs, mask, car, cost):
     # 5. CSR-R1: nothing in hand helps, so take the played cards back; else grow the hand.
     if mask[R.A_REST] != 0:
         return R.A_REST
+    # The market is read here only if step 3 did not (late in the game, most turns).
+    acquire_a = _best_acquire(obs, mask)[0]
     if acquire_a >= 0:
         return acquire_a
     return _first_legal(mask)
 
 
+@kernel
+def _best_acquire(obs, mask):
+    """(action, net worth) of the market card with the best worth net of the cubes paid for
+    it (-1 and -1e9 if none can be taken)."""
+    acquire_a = -1
+    acquire_net = -1e9
+    for k in range(R.MARKET_SIZE):
+        if mask[R.A_ACQUIRE + k] == 0:
+            continue
+        b = MARKET_OFFSET + k * MARKET_BLOCK
+        if obs[b + M_PRESENT] == 0:
+            continue
+        t = _last_set(obs, b + M_TYPE, N_TYPES)
+        if t < 0:
+            continue
+        net = _card_worth(t) - k
+        for c in range(N_COLOURS):
+            net += (c + 1) * obs[b + M_CUBES + c]
+        if net > acquire_net:
+            acquire_net = net
+            acquire_a = R.A_ACQUIRE + k
+    return acquire_a, acquire_net
+
+
 @standalone_kernel(array_arg(np.float32), array_arg(np.int8), returns=types.int64)
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its int 0/1 action mask."""
-    car = np.zeros(N_COLOURS, np.int64)
+    # One allocation for every caravan-sized array the decision uses (the caravan, the
+    # target's cost, and two scratch rows): allocations were a large share of a decision.
+    rows = np.zeros((4, N_COLOURS), np.int64)
+    car, cost, tmp = rows[0], rows[1], rows[2]
     for c in range(N_COLOURS):
         car[c] = np.int64(obs[P_CARAVAN + c])  # own block comes first
-    cost = np.zeros(N_COLOURS, np.int64)
-    _decode_target(obs, car, cost)
-    phase = 0
-    for i in range(6):
-        if obs[PHASE_ONEHOT + i] != 0:
-            phase = i
+    _decode_target(obs, car, cost, rows[3])
+    phase = max(0, _last_set(obs, PHASE_ONEHOT, 6))
     action = -1
     if phase == R.PHASE_MAIN:
-        action = _main_action(obs, mask, car, cost)
+        action = _main_action(obs, mask, car, cost, tmp)
     elif phase == R.PHASE_UPGRADE:
         c = _best_upgrade(car, cost)
         action = R.A_STOP if c < 0 else R.A_UPGRADE + c
     elif phase == R.PHASE_TRADE:
         t = -1
-        for u in range(N_TYPES):
-            if obs[PENDING_CARD + u] != 0:
-                t = u
+        t = _last_set(obs, PENDING_CARD, N_TYPES)
         if t >= 0:
-            n, _ = _best_trade_count(car, t, cost)
+            n, _ = _best_trade_count(car, t, cost, tmp)
             if n > 0:
                 action = R.A_TRADE + n - 1
     elif phase == R.PHASE_PAY or phase == R.PHASE_DISCARD:
         base = R.A_PLACE if phase == R.PHASE_PAY else R.A_RETURN
-        allowed = np.zeros(N_COLOURS, np.bool_)
+        allowed = 0
         for c in range(N_COLOURS):
-            allowed[c] = mask[base + c] != 0
+            if mask[base + c] != 0:
+                allowed |= 1 << c
         c = _least_useful(car, cost, allowed)
         if c >= 0:
             action = base + c

@@ -85,6 +85,17 @@ VIEW_DTYPE = np.dtype(
         ("strength", np.int64),
         ("used", np.int64),
         ("gov_slot", np.int64),
+        # Scratch space of the plans, which never run inside one another: a planning
+        # decision allocated about twenty small arrays, a large share of its time.
+        ("k_cost", np.int64, (MAX_ITEMS,)),  # knapsack items (_craft_plan, _politics_plan)
+        ("k_worth", np.float64, (MAX_ITEMS,)),
+        ("k_uses", np.int64, (MAX_ITEMS,)),
+        ("k_action", np.int64, (MAX_ITEMS,)),
+        ("k_keep", np.int64, (MAX_ITEMS,)),
+        ("k_taken", np.int64, (MAX_ITEMS,)),
+        ("slot_taken", np.int64, (R.N_SLOTS,)),  # _governor_plan, _attack_plan
+        ("open0", np.int64, (R.NR,)),  # _sail_plan's saved open regions and ships
+        ("ships0", np.int64, (R.NR,)),
     ]
 )
 
@@ -116,6 +127,21 @@ def _add_ability(v, i, ab, arg):
 
 
 @kernel
+def _board_abilities(obs, start, count, kind, v, i, left):
+    """Add the abilities of player ``i``'s board cards of ``kind`` (entries ``start`` to
+    ``start + count``), reading until ``left`` set entries are found; returns how many are
+    still to find."""
+    for c in range(count):
+        if left <= 0:
+            break
+        if obs[start + c] != 0:
+            ab, arg = _card_ability(kind, c)
+            _add_ability(v, i, ab, arg)
+            left -= 1
+    return left
+
+
+@kernel
 def _decode(obs, v):
     v.n = 2 + _onehot(obs, E.NUM_PLAYERS_ONEHOT, 3)
     v.rnd = np.int64(obs[E.ROUND])
@@ -135,18 +161,13 @@ def _decode(obs, v):
             v.goods[i, g] = np.int64(obs[b + E.P_GOODS + g])
         for r in range(R.NR):
             v.ships[i, r] = np.int64(obs[b + E.P_SHIPS + r])
-        for c in range(R.NC):
-            if obs[b + E.P_BOARD_CITY + c] != 0:
-                ab, arg = _card_ability(0, c)
-                _add_ability(v, i, ab, arg)
-        for c in range(R.NB):
-            if obs[b + E.P_BOARD_BUILDING + c] != 0:
-                ab, arg = _card_ability(1, c)
-                _add_ability(v, i, ab, arg)
-        for c in range(R.NEMP):
-            if obs[b + E.P_BOARD_EMPIRE + c] != 0:
-                ab, arg = _card_ability(2, c)
-                _add_ability(v, i, ab, arg)
+        # A board card sets one entry (a second copy sets the same one), so at most
+        # ``board_n`` entries are set: the scan stops once it has found that many. Seats past
+        # ``n`` are all zeros (the encoder writes only the players' blocks).
+        left = v.board_n[i] if i < v.n else 0
+        left = _board_abilities(obs, b + E.P_BOARD_CITY, R.NC, 0, v, i, left)
+        left = _board_abilities(obs, b + E.P_BOARD_BUILDING, R.NB, 1, v, i, left)
+        _board_abilities(obs, b + E.P_BOARD_EMPIRE, R.NEMP, 2, v, i, left)
     v.placed = np.int64(obs[E.PLAYERS + E.P_PLACED])
     v.gov_slot = -1
     for k in range(R.N_SLOTS):
@@ -287,36 +308,56 @@ def _weakest_marker(v, exclude):
 
 # ---- a small knapsack (Craftsman work, Politician votes) -------------------------------------
 @kernel
-def _knapsack(cost, worth, uses_slot, count, capacity, slots, keep):
-    """Best total worth of items within ``capacity`` and ``slots``; ``keep`` marks the set."""
+def _knapsack(cost, worth, uses_slot, count, capacity, slots, keep, taken):
+    """Best total worth of items within ``capacity`` and ``slots``; ``keep`` marks the set.
+
+    Only the items that can be taken (worth above 0, within both limits) get a row of the
+    table, and each limit is cut to what those items could use together: a skipped item's row
+    would copy the one before it, and cells past the cut equal the cut's. So the set and the
+    total are those of the full table, at a fraction of its size (Craftsman planning was the
+    largest share of an Endeavor play-out)."""
     cap = min(capacity, MAX_WORK - 1)
-    best = np.zeros((count + 1, slots + 1, cap + 1))
+    n = 0
+    all_cost = 0
+    all_slots = 0
     for i in range(count):
+        keep[i] = 0
+        if worth[i] > 0 and cost[i] <= cap and uses_slot[i] <= slots:
+            taken[n] = i
+            n += 1
+            all_cost += cost[i]
+            all_slots += uses_slot[i]
+    cap = min(cap, all_cost)
+    slots = min(slots, all_slots)
+    best = np.zeros((n + 1, slots + 1, cap + 1))
+    for j in range(n):
+        i = taken[j]
+        f_need = uses_slot[i]
         for f in range(slots + 1):
             for w in range(cap + 1):
-                v = best[i, f, w]
-                f_need = uses_slot[i]
-                if cost[i] <= w and f_need <= f and worth[i] > 0:
-                    alt = best[i, f - f_need, w - cost[i]] + worth[i]
+                v = best[j, f, w]
+                if cost[i] <= w and f_need <= f:
+                    alt = best[j, f - f_need, w - cost[i]] + worth[i]
                     if alt > v:
                         v = alt
-                best[i + 1, f, w] = v
+                best[j + 1, f, w] = v
     f = slots
     w = cap
-    for i in range(count - 1, -1, -1):
-        keep[i] = 0
-        if best[i + 1, f, w] != best[i, f, w]:
+    for j in range(n - 1, -1, -1):
+        i = taken[j]
+        if best[j + 1, f, w] != best[j, f, w]:
             keep[i] = 1
             f -= uses_slot[i]
             w -= cost[i]
-    return best[count, slots, cap]
+    return best[n, slots, cap]
 
 
 @kernel
-def _plan_best(cost, worth, uses_slot, action, count, capacity, slots):
-    """(total worth, action of the plan's most valuable item or -1)."""
-    keep = np.zeros(MAX_ITEMS, np.int64)
-    total = _knapsack(cost, worth, uses_slot, count, capacity, slots, keep)
+def _plan_best(v, count, capacity, slots):
+    """(total worth, action of the plan's most valuable item or -1) of the ``count`` items in
+    ``v``'s knapsack scratch."""
+    cost, worth, uses_slot, action, keep = v.k_cost, v.k_worth, v.k_uses, v.k_action, v.k_keep
+    total = _knapsack(cost, worth, uses_slot, count, capacity, slots, keep, v.k_taken)
     best_a = -1
     best_v = NEG
     for i in range(count):
@@ -329,10 +370,7 @@ def _plan_best(cost, worth, uses_slot, action, count, capacity, slots):
 @kernel
 def _craft_plan(v, work):
     """END-A3: buildings of the market, unclaimed slot cities, upgrades of our cities."""
-    cost = np.zeros(MAX_ITEMS, np.int64)
-    worth = np.zeros(MAX_ITEMS)
-    uses = np.zeros(MAX_ITEMS, np.int64)
-    action = np.zeros(MAX_ITEMS, np.int64)
+    cost, worth, uses, action = v.k_cost, v.k_worth, v.k_uses, v.k_action
     slot_cost = _slot_cost(v)
     m = 0
     for i in range(R.B_MARKET):
@@ -358,25 +396,23 @@ def _craft_plan(v, work):
             uses[m] = 0
             action[m] = R.A_UPGRADE + k
             m += 1
-    return _plan_best(cost, worth, uses, action, m, work, R.BOARD - v.board_n[0])
+    return _plan_best(v, m, work, R.BOARD - v.board_n[0])
 
 
 @kernel
 def _politics_plan(v, votes):
     """END-A5: empire cards from hand or market whose condition we meet now."""
-    cost = np.zeros(MAX_ITEMS, np.int64)
-    worth = np.zeros(MAX_ITEMS)
-    uses = np.ones(MAX_ITEMS, np.int64)
-    action = np.zeros(MAX_ITEMS, np.int64)
+    cost, worth, uses, action = v.k_cost, v.k_worth, v.k_uses, v.k_action
     slot_cost = _slot_cost(v)
     m = 0
     for e in range(R.NEMP):
         if _empire_available(v, e) and _condition_met(v, e, 0, -1):
             cost[m] = R.EMP_VOTE[e]
             worth[m] = _empire_worth(v, e) - slot_cost
+            uses[m] = 1
             action[m] = R.A_EMPIRE + e
             m += 1
-    return _plan_best(cost, worth, uses, action, m, votes, R.BOARD - v.board_n[0])
+    return _plan_best(v, m, votes, R.BOARD - v.board_n[0])
 
 
 # ---- Governor (END-G) ------------------------------------------------------------------------
@@ -407,7 +443,8 @@ def _can_reach(v, k):
 @kernel
 def _governor_plan(v, strength, goods):
     """Greedy settles: (total gain, first slot). Goods pay first, tokens cover the rest."""
-    taken = np.zeros(R.N_SLOTS, np.int64)
+    taken = v.slot_taken
+    taken[:] = 0
     total = 0.0
     first = -1
     markers0 = v.markers[0]
@@ -484,8 +521,9 @@ def _can_sail(v, r, strength, ships_left):
 @kernel
 def _sail_plan(v, strength, ships_left):
     """Greedy ships: (total gain, first region). ``v.open`` / ``v.ships`` restored after."""
-    open0 = v.open.copy()
-    ships0 = v.ships[0].copy()
+    open0, ships0 = v.open0, v.ships0
+    copy_values(open0, v.open)
+    copy_values(ships0, v.ships[0])
     total = 0.0
     first = -1
     cost = _token_cost(v)
@@ -517,7 +555,8 @@ def _sail_plan(v, strength, ships_left):
 def _attack_plan(v, strength, attacks_left):
     """Greedy city attacks: (total gain, first slot). Points taken from one of n - 1
     opponents count 1 / (n - 1) of our own."""
-    taken = np.zeros(R.N_SLOTS, np.int64)
+    taken = v.slot_taken
+    taken[:] = 0
     total = 0.0
     first = -1
     cost = _token_cost(v)

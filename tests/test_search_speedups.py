@@ -2,9 +2,14 @@
 worth and keep value, and its gain weights, on first use and its token-pays flags in one pass
 over the slots, and must pick what the eager board (all of them filled before deciding, as
 they were) picks, on positions from heuristic self-play and random play. Its play-outs read the
-compact observation: the board decoded from it must be the full observation's, field by field."""
+compact observation: the board decoded from it must be the full observation's, field by field.
+The Century heuristic's cube distance (written out for four colours) and the Endeavor
+heuristic's knapsack (a table over the items that can be taken only) are checked against the
+loops they replaced, on arbitrary input."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import meeple_gym as mg
 from meeple_gym.baselines import everdell_heuristic as H
@@ -112,3 +117,85 @@ def test_everdell_heuristic_reads_the_compact_observation_as_the_full_one():
             )
         assert (actions[:, 0] >= 0).all()
         np.testing.assert_array_equal(actions[:, 1], actions[:, 0])
+
+
+# ---- Century and Endeavor heuristics: cheaper code, same results -------------------------------
+
+
+def _distance_reference(car, cost):
+    """The cube-steps of ``century_heuristic._distance``, as the loop it was (CSR-P3)."""
+    spare = [max(0, h - n) for h, n in zip(car, cost, strict=True)]
+    missing = [max(0, n - h) for h, n in zip(car, cost, strict=True)]
+    d = 0
+    for c in range(len(car) - 1, -1, -1):
+        m = missing[c]
+        for lower in range(c - 1, -1, -1):
+            use = min(m, spare[lower])
+            m -= use
+            spare[lower] -= use
+            d += use * (c - lower)
+        d += m * (c + 1)
+    return d
+
+
+CUBES = st.lists(st.integers(0, 10), min_size=4, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(car=CUBES, cost=CUBES)
+def test_century_distance_matches_the_loop_reference(car, cost):
+    from meeple_gym.baselines import century_heuristic as C
+
+    got = C._distance(np.array(car, np.int64), np.array(cost, np.int64))
+    assert got == _distance_reference(car, cost)
+
+
+def _knapsack_reference(cost, worth, uses_slot, capacity, slots, max_work):
+    """``endeavor_heuristic._knapsack`` as it was: the full table over every item and every
+    capacity and slot count up to the limits; (total, kept items)."""
+    count = len(cost)
+    cap = min(capacity, max_work - 1)
+    best = np.zeros((count + 1, slots + 1, cap + 1))
+    for i in range(count):
+        for f in range(slots + 1):
+            for w in range(cap + 1):
+                v = best[i, f, w]
+                if cost[i] <= w and uses_slot[i] <= f and worth[i] > 0:
+                    v = max(v, best[i, f - uses_slot[i], w - cost[i]] + worth[i])
+                best[i + 1, f, w] = v
+    keep, f, w = [0] * count, slots, cap
+    for i in range(count - 1, -1, -1):
+        if best[i + 1, f, w] != best[i, f, w]:
+            keep[i] = 1
+            f -= uses_slot[i]
+            w -= cost[i]
+    return best[count, slots, cap], keep
+
+
+ITEMS = st.lists(
+    st.tuples(
+        st.integers(0, 8),  # cost
+        st.sampled_from([-1.0, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 0.1 + 0.2]),  # worth
+        st.integers(0, 1),  # takes a board slot
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=ITEMS, capacity=st.integers(0, 20), slots=st.integers(0, 9))
+def test_endeavor_knapsack_keeps_what_the_full_table_keeps(items, capacity, slots):
+    # Ties in worth are common (the sampled worths repeat): the kept set must still be the
+    # full table's, not only the total.
+    from meeple_gym.baselines import endeavor_heuristic as EH
+
+    cost = np.array([c for c, _, _ in items], np.int64)
+    worth = np.array([w for _, w, _ in items], np.float64)
+    uses = np.array([u for _, _, u in items], np.int64)
+    size = max(len(items), 1)
+    keep = np.full(size, 7, np.int64)
+    taken = np.zeros(size, np.int64)
+    total = EH._knapsack(cost, worth, uses, len(items), capacity, slots, keep, taken)
+    want_total, want_keep = _knapsack_reference(cost, worth, uses, capacity, slots, EH.MAX_WORK)
+    assert total == want_total
+    assert keep[: len(items)].tolist() == want_keep
