@@ -22,7 +22,9 @@ visited), not over the parent's visits.
 One iteration: copy the root record, determinize it, select by UCB while every legal move of the
 node has a child, expand one untried move (chosen at random), play out with the rollout policy
 (``random``: uniform over legal moves; ``heuristic``: the game's rule-of-thumb kernel on the
-mover's own observation, random with probability ``epsilon``) until the game ends or ``depth``
+mover's own observation, random with probability ``epsilon``; the observation is the one the
+game's search spec names in ``rollout_observation``, Everdell's compact one, else the full one)
+until the game ends or ``depth``
 moves were played, and back the value up: each node adds the value of the player who made its
 move. Values are the game's terminal rewards (+1 winner, shared negatives); at the depth cap
 they are ``tanh(margin / scale)`` of each player's current score margin over the best other
