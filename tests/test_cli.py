@@ -343,6 +343,18 @@ def test_ray_without_a_cluster_is_one_line_before_any_work(capsys, monkeypatch, 
     assert "cannot join Ray at 'auto': Could not find any running Ray instance." in line
 
 
+# ``python -m meeple_gym.cli`` (which runs ``sys.exit(main())``), with SIGINT handled as at a
+# terminal. A process started in the background by a non-interactive shell (``(cmd &)``, as some
+# CI runners do) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+# handler: the child would ignore the test's Ctrl-C and play its million games on (the CI
+# failures of this test). Restored in the child itself rather than in a preexec_fn, which is
+# not safe with the threads of a pytest-xdist worker.
+CLI_WITH_SIGINT = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from meeple_gym.cli import main; sys.exit(main())"
+)
+
+
 def test_ctrl_c_ends_a_rollout_with_130_and_no_output_file(tmp_path):
     from meeple_gym.core.warmup import ensure_warm
 
@@ -355,7 +367,7 @@ def test_ctrl_c_ends_a_rollout_with_130_and_no_output_file(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests, env.get("PYTHONPATH")]))
     argv = ["rollout", "--games", "1000000", "--agents", "cli_agents:SignalsStart", "random"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "meeple_gym.cli", *argv, "--json", "--out", str(out)],
+        [sys.executable, "-c", CLI_WITH_SIGINT, *argv, "--json", "--out", str(out)],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
