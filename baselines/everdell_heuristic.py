@@ -222,12 +222,7 @@ def _decode(obs, b):
             sb = pb + E.P_CITY + k * E.SLOT_BLOCK
             b.city[i, k] = _onehot(obs, sb + E.S_TYPE, NT) if obs[sb + E.S_PRESENT] > 0.5 else -1
             if i == 0:
-                b.occ[k] = int(obs[sb + E.S_OCCUPIED])
-                b.ctok[k] = int(obs[sb + E.S_TOKENS])
-                for r in range(4):
-                    b.store[k, r] = obs[sb + E.S_STORE + r]
-                if b.city[0, k] >= 0:
-                    b.cnt[b.city[0, k]] += 1
+                _own_slot(obs, b, k, sb + E.S_OCCUPIED, sb + E.S_TOKENS, sb + E.S_STORE)
     for i in range(R.MEADOW):
         mb = E.MEADOW + i * E.MEADOW_BLOCK
         b.meadow[i] = _onehot(obs, mb + E.M_TYPE, NT) if obs[mb + E.M_PRESENT] > 0.5 else -1
@@ -237,15 +232,9 @@ def _decode(obs, b):
         b.forest[j] = FOREST_LOCS[f] if f >= 0 else -1
     for j in range(R.N_SPECIAL_DEALT):
         b.specials[j] = SPECIAL_EVENTS[_onehot(obs, E.SPECIALS + j * E.N_SPECIALS, E.N_SPECIALS)]
-    b.my_basic_events = 0
-    b.my_special_events = 0
     for e in range(NE):
         b.ev_owner[e] = _onehot(obs, E.EVENT_OWNER + e * R.MAXP, R.MAXP)
-        if b.ev_owner[e] == 0:
-            if EV_SPECIAL[e]:
-                b.my_special_events += 1
-            else:
-                b.my_basic_events += 1
+    _count_own_events(b)
     b.pend = _onehot(obs, E.PEND_KIND, E.N_PK)
     b.top_kind = max(0, _onehot(obs, E.TOP_KIND, E.N_TASK_KINDS))
     b.top_card = _onehot(obs, E.TOP_CARD, NT)
@@ -296,12 +285,7 @@ def _decode_compact(obs, b):
             sb = pb + E.C_P_CITY + k * E.C_SLOT_BLOCK
             b.city[i, k] = int(obs[sb + E.C_S_TYPE]) - 1
             if i == 0:
-                b.occ[k] = int(obs[sb + E.C_S_OCCUPIED])
-                b.ctok[k] = int(obs[sb + E.C_S_TOKENS])
-                for r in range(4):
-                    b.store[k, r] = obs[sb + E.C_S_STORE + r]
-                if b.city[0, k] >= 0:
-                    b.cnt[b.city[0, k]] += 1
+                _own_slot(obs, b, k, sb + E.C_S_OCCUPIED, sb + E.C_S_TOKENS, sb + E.C_S_STORE)
     for i in range(R.MEADOW):
         b.meadow[i] = int(obs[E.C_MEADOW + 2 * i]) - 1
         b.blocked[i] = int(obs[E.C_MEADOW + 2 * i + 1])
@@ -310,15 +294,9 @@ def _decode_compact(obs, b):
         b.forest[j] = FOREST_LOCS[f] if f >= 0 else -1
     for j in range(R.N_SPECIAL_DEALT):
         b.specials[j] = SPECIAL_EVENTS[int(obs[E.C_SPECIALS + j]) - 1]
-    b.my_basic_events = 0
-    b.my_special_events = 0
     for e in range(NE):
         b.ev_owner[e] = int(obs[E.C_EVENT_OWNER + e]) - 1
-        if b.ev_owner[e] == 0:
-            if EV_SPECIAL[e]:
-                b.my_special_events += 1
-            else:
-                b.my_basic_events += 1
+    _count_own_events(b)
     b.pend = int(obs[E.C_PEND_KIND])
     b.top_kind = int(obs[E.C_TOP_KIND])
     _subject(b.top_kind, int(obs[E.C_TOP_SUBJECT]) - 1, b, True)
@@ -334,6 +312,31 @@ def _decode_compact(obs, b):
     for i in range(8):
         b.revealed[i] = int(obs[E.C_REVEALED + i]) - 1 if i < b.revealed_n else -1
     _derive(b)
+
+
+@kernel
+def _own_slot(obs, b, k, occupied_at, tokens_at, store_at):
+    """Own city slot ``k``'s token, points and Storehouse stock (read where each layout keeps
+    them), and its card in the per-type count; ``b.city[0, k]`` is decoded already."""
+    b.occ[k] = int(obs[occupied_at])
+    b.ctok[k] = int(obs[tokens_at])
+    for r in range(4):
+        b.store[k, r] = obs[store_at + r]
+    if b.city[0, k] >= 0:
+        b.cnt[b.city[0, k]] += 1
+
+
+@kernel
+def _count_own_events(b):
+    """Basic and special events achieved by the decider (``b.ev_owner`` decoded already)."""
+    b.my_basic_events = 0
+    b.my_special_events = 0
+    for e in range(NE):
+        if b.ev_owner[e] == 0:
+            if EV_SPECIAL[e]:
+                b.my_special_events += 1
+            else:
+                b.my_basic_events += 1
 
 
 @kernel
