@@ -61,7 +61,8 @@ assert N_COLOURS == 4, "_distance is written out for four colours"
 def _distance(car, cost):
     """Cube-steps missing before ``car`` holds ``cost`` (0 when the card is affordable)."""
     # Four colours in scalars: no array to allocate, and this runs for every candidate a
-    # decision scores (a third of an ISMCTS play-out step went to these allocations).
+    # decision scores (with the allocations gone a decision takes a third of its former time;
+    # benchmarks/README.md, "ISMCTS").
     s0, m0 = _spare_missing(car[0], cost[0])
     s1, m1 = _spare_missing(car[1], cost[1])
     s2, m2 = _spare_missing(car[2], cost[2])
@@ -83,7 +84,7 @@ def _distance(car, cost):
 
 @kernel
 def _spare_missing(have, need):
-    """(spare, missing) cubes of one colour."""
+    """(spare, missing) cubes of one colour (``0 * have``: a zero of the same integer type)."""
     if have >= need:
         return have - need, 0 * have
     return 0 * have, need - have
@@ -339,8 +340,8 @@ def _best_acquire(obs, mask):
 @standalone_kernel(array_arg(np.float32), array_arg(np.int8), returns=types.int64)
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its int 0/1 action mask."""
-    # One allocation for every caravan-sized array the decision uses (the caravan, the
-    # target's cost, and two scratch rows): allocations were a large share of a decision.
+    # One allocation for every caravan-sized array the decision uses: the caravan, the
+    # target's cost, and two scratch rows (it was one per candidate scored).
     rows = np.zeros((4, N_COLOURS), np.int64)
     car, cost, tmp = rows[0], rows[1], rows[2]
     for c in range(N_COLOURS):
@@ -354,7 +355,6 @@ def heuristic_action(obs, mask):
         c = _best_upgrade(car, cost)
         action = R.A_STOP if c < 0 else R.A_UPGRADE + c
     elif phase == R.PHASE_TRADE:
-        t = -1
         t = _last_set(obs, PENDING_CARD, N_TYPES)
         if t >= 0:
             n, _ = _best_trade_count(car, t, cost, tmp)

@@ -85,8 +85,8 @@ VIEW_DTYPE = np.dtype(
         ("strength", np.int64),
         ("used", np.int64),
         ("gov_slot", np.int64),
-        # Scratch space of the plans, which never run inside one another: a planning
-        # decision allocated about twenty small arrays, a large share of its time.
+        # Scratch space of the plans, which never run inside one another (a planning
+        # decision allocated about twenty small arrays).
         ("k_cost", np.int64, (MAX_ITEMS,)),  # knapsack items (_craft_plan, _politics_plan)
         ("k_worth", np.float64, (MAX_ITEMS,)),
         ("k_uses", np.int64, (MAX_ITEMS,)),
@@ -314,8 +314,7 @@ def _knapsack(cost, worth, uses_slot, count, capacity, slots, keep, taken):
     Only the items that can be taken (worth above 0, within both limits) get a row of the
     table, and each limit is cut to what those items could use together: a skipped item's row
     would copy the one before it, and cells past the cut equal the cut's. So the set and the
-    total are those of the full table, at a fraction of its size (Craftsman planning was the
-    largest share of an Endeavor play-out)."""
+    total are those of the full table, at a fraction of its size."""
     cap = min(capacity, MAX_WORK - 1)
     n = 0
     all_cost = 0
