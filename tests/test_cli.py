@@ -346,9 +346,9 @@ def test_ray_without_a_cluster_is_one_line_before_any_work(capsys, monkeypatch, 
 # ``python -m meeple_gym.cli`` (which runs ``sys.exit(main())``), with SIGINT handled as at a
 # terminal. A process started in the background by a non-interactive shell (``(cmd &)``, as some
 # CI runners do) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
-# handler: the child would ignore the test's Ctrl-C and play its million games on (the CI
-# failures of this test). Restored in the child itself rather than in a preexec_fn, which is
-# not safe with the threads of a pytest-xdist worker.
+# handler: the child would ignore the test's Ctrl-C and play its million games on (reproduced;
+# the likely cause of this test's CI hangs). Restored in the child itself rather than in a
+# preexec_fn, which is not safe with the threads of a pytest-xdist worker.
 CLI_WITH_SIGINT = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "from meeple_gym.cli import main; sys.exit(main())"
