@@ -112,10 +112,8 @@ def _decode(obs, b):
         b.alive[s] = 0
         for c in range(3):
             cb = sb + E.S_COLS + c * E.COL_BLOCK
-            camp = -1
-            for k in range(R.N_CAMPS):
-                if obs[cb + E.C_CAMP + k] != 0:
-                    camp = k
+            # One-hot blocks hold one set entry at most: the scans stop at it.
+            camp = _onehot(obs, cb + E.C_CAMP, R.N_CAMPS)
             b.camp[s, c] = camp
             b.cstate[s, c] = 0
             if obs[cb + E.C_CAMP_DAMAGED] != 0:
@@ -124,10 +122,7 @@ def _decode(obs, b):
                 b.cstate[s, c] = 2
             if camp >= 0 and b.cstate[s, c] < 2:
                 b.alive[s] += 1
-            pos = 0
-            for k in range(3):
-                if obs[cb + E.C_CAMP_POS + k] != 0:
-                    pos = k
+            pos = max(_onehot(obs, cb + E.C_CAMP_POS, 3), 0)
             b.cpos[s, c] = pos
             n_people = 0
             for j in range(2):
@@ -155,16 +150,11 @@ def _decode(obs, b):
                 if obs[pb + E.PB_PUNK] != 0:
                     b.punks[s] += 1
                 else:
-                    for t in range(R.N_PT):
-                        if obs[pb + E.PB_TYPE + t] != 0:
-                            b.typ[s, c, i] = t
+                    b.typ[s, c, i] = _onehot(obs, pb + E.PB_TYPE, R.N_PT)
                 b.dmg[s, c, i] = 1 if obs[pb + E.PB_DAMAGED] != 0 else 0
                 b.ready[s, c, i] = 1 if obs[pb + E.PB_READY] != 0 else 0
-            for j in range(3):
-                b.queue[s, j] = -1
-                for k in range(E.QUEUE_SLOT):
-                    if obs[sb + E.S_QUEUE + j * E.QUEUE_SLOT + k] != 0:
-                        b.queue[s, j] = k
+        for j in range(3):
+            b.queue[s, j] = _onehot(obs, sb + E.S_QUEUE + j * E.QUEUE_SLOT, E.QUEUE_SLOT)
         b.hand_n[s] = np.int64(obs[sb + E.S_HAND_SIZE])
         b.entered[s] = np.int64(obs[sb + E.S_ENTERED])
         b.raiders_resolved[s] = np.int64(obs[sb + E.S_RAIDERS_RESOLVED])
