@@ -11,6 +11,10 @@ docs/baselines.md, "The learned agent")::
 The network is a multilayer perceptron: the observation, scaled by the observation space's
 high bound, through ReLU layers to one logit per action (the policy) and one number (the value:
 the expected final reward of the player to act). Illegal actions get no probability.
+An *anchored* network (``anchor_weight`` in its metadata, above 0) is a correction to the
+heuristic: the heuristic's move for the same observation and mask gets ``anchor_weight`` added
+to its logit, so a network whose policy layer is zero plays exactly the heuristic and training
+teaches it where to play otherwise (docs/baselines.md, "The learned agent").
 ``greedy=True`` plays the most likely legal action; ``greedy=False`` samples from the masked
 policy with a generator seeded by ``seed``, so either way an agent is deterministic for a seed.
 The default (``greedy=None``) is the way the weights were trained to play: the ``play`` entry of
@@ -100,6 +104,10 @@ def load_net(path) -> dict:
     if scale.shape != (int(meta["obs_size"]),):
         raise OptionError(f"{str(path)!r}: obs_scale has shape {scale.shape}")
     net["obs_scale"] = scale
+    weight = meta.get("anchor_weight", 0.0)
+    if is_bool(weight) or not isinstance(weight, (int, float)) or not 0 <= weight < 1e6:
+        raise OptionError(f"{str(path)!r}: anchor_weight must be a number >= 0, got {weight!r}")
+    net["anchor_weight"] = float(weight)
     return net
 
 
@@ -190,6 +198,12 @@ class NetAgent:
         self.temperature = check_temperature(temperature)
         self.num_actions = int(self.meta["num_actions"])
         self.obs_size = int(self.meta["obs_size"])
+        self.anchor_weight = net["anchor_weight"]
+        self._anchor = None
+        if self.anchor_weight > 0:
+            from meeple_gym.baselines.evaluate import make_agent
+
+            self._anchor = make_agent("heuristic", game)
         self.name = "net" if path == shipped_weights(game) else f"net:{path}"
         self._rng = np.random.default_rng(seed)
 
@@ -221,10 +235,17 @@ class NetAgent:
             raise ValueError("some mask rows have no legal action")
         return obs, legal
 
+    def _logits(self, obs, masks) -> np.ndarray:
+        logits, _ = forward(self.net, obs)
+        if self._anchor is not None:  # the heuristic's move, lifted by the anchor weight
+            anchor = self._anchor.act_batch(obs, np.asarray(masks, dtype=np.int8))
+            logits[np.arange(obs.shape[0]), anchor] += np.float32(self.anchor_weight)
+        return logits
+
     def policy(self, observations, masks) -> np.ndarray:
         """Probabilities (N, num_actions) over the legal actions of each row."""
         obs, legal = self._check(observations, masks)
-        logits, _ = forward(self.net, obs)
+        logits = self._logits(obs, masks)
         logits = np.where(legal, logits, -np.inf)
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
@@ -242,7 +263,7 @@ class NetAgent:
         obs, legal = self._check(observations, masks)
         if obs.shape[0] == 0:
             return np.empty(0, dtype=np.int64)
-        logits, _ = forward(self.net, obs)
+        logits = self._logits(obs, masks)
         if self.greedy:
             return np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
         # Gumbel-max: a sample of the masked softmax with one draw per entry.

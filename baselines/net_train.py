@@ -21,6 +21,12 @@ Method (docs/baselines.md, "The learned agent"):
    bonus. Imitation and search targets teach the network to play well; this stage teaches it
    to beat the heuristic it is measured against.
 
+``--anchor-weight W`` (above 0) trains a correction to the heuristic instead of a whole
+policy: the heuristic's move gets ``W`` added to its logit (``NetAgent``), the policy layer
+starts at zero, so the network starts out playing exactly the heuristic and the imitation stage
+is skipped; the search targets then teach it where to play otherwise. ``--round-play greedy``
+has the network play its likeliest move in the rounds' games instead of a sample.
+
 ``--init WEIGHTS`` starts from a weights file of the same sizes instead of the imitation stage
 (for example, to run the policy-gradient stage on the weights of an earlier run).
 
@@ -119,11 +125,12 @@ def collect(
     rng = np.random.default_rng(seed)
     heuristic = make_agent("heuristic", game)
     expert = heuristic if expert is None else expert
-    parts = {"obs": [], "mask": [], "target": [], "row": [], "player": []}
+    parts = {"obs": [], "mask": [], "target": [], "anchor": [], "row": [], "player": []}
 
     def decide(batch, rows, obs, mask, random_moves):
         choice = (mask != 0).sum(axis=1) > 1
         chosen = rows[choice]
+        played = heuristic.act_batch(obs, mask)  # forced moves, no learner, and the anchor
         if chosen.size:
             if callable(getattr(expert, "act_states", None)):
                 targets = expert.act_states(batch.states[chosen])
@@ -133,11 +140,11 @@ def collect(
                 ("obs", obs[choice]),
                 ("mask", mask[choice]),
                 ("target", targets),
+                ("anchor", played[choice]),
                 ("row", chosen),
                 ("player", batch.current_player[chosen]),
             ):
                 parts[key].append(np.array(value))
-        played = heuristic.act_batch(obs, mask)  # forced moves, and no learner
         if chosen.size:
             own = targets
             if learner is not None:
@@ -156,13 +163,22 @@ def collect(
     out["obs"] = out["obs"].astype(np.float32, copy=False)
     out["mask"] = out["mask"].astype(np.int8, copy=False)
     out["target"] = out["target"].astype(np.int64, copy=False)
+    out["anchor"] = out["anchor"].astype(np.int64, copy=False)
     return out
 
 
 class Model:
-    """The torch twin of ``NetAgent``'s network: ReLU trunk, policy and value heads."""
+    """The torch twin of ``NetAgent``'s network: ReLU trunk, policy and value heads; with
+    ``anchor_weight`` above 0 the heuristic's move (``anchor``) gets that much on its logit."""
 
-    def __init__(self, obs_scale: np.ndarray, num_actions: int, hidden: list[int], seed: int):
+    def __init__(
+        self,
+        obs_scale: np.ndarray,
+        num_actions: int,
+        hidden: list[int],
+        seed: int,
+        anchor_weight: float = 0.0,
+    ):
         import torch
         from torch import nn
 
@@ -177,12 +193,24 @@ class Model:
         )
         self.policy = nn.Linear(sizes[-1], num_actions)
         self.value = nn.Linear(sizes[-1], 1)
+        self.anchor_weight = float(anchor_weight)
+        if self.anchor_weight > 0:  # no correction yet: the network plays the heuristic
+            nn.init.zeros_(self.policy.weight)
+            nn.init.zeros_(self.policy.bias)
         self.modules = nn.ModuleList([self.trunk, self.policy, self.value])
         self.obs_scale = torch.as_tensor(obs_scale, dtype=torch.float32)
 
-    def __call__(self, obs):
+    def __call__(self, obs, anchor=None):
+        import torch
+
         x = self.trunk(obs * self.obs_scale)
-        return self.policy(x), self.value(x)[:, 0]
+        logits = self.policy(x)
+        if self.anchor_weight > 0:
+            if anchor is None:
+                raise ValueError("an anchored model needs the heuristic's moves")
+            lift = torch.nn.functional.one_hot(torch.as_tensor(anchor), logits.shape[1])
+            logits = logits + self.anchor_weight * lift
+        return logits, self.value(x)[:, 0]
 
     def parameters(self):
         return self.modules.parameters()
@@ -191,6 +219,11 @@ class Model:
         """Take the weights of ``load_net``'s dict (a network of the same sizes)."""
         import torch
 
+        if net["anchor_weight"] != self.anchor_weight:
+            raise OptionError(
+                f"the initial weights have anchor_weight {net['anchor_weight']:g}, the run "
+                f"{self.anchor_weight:g}"
+            )
         linears = [m for m in self.trunk if hasattr(m, "weight")]
         if len(linears) != len(net["hidden"]):
             raise OptionError(
@@ -221,11 +254,11 @@ class Model:
         return {"hidden": layers, "policy": pair(self.policy), "value": pair(self.value)}
 
 
-def loss_terms(model, obs, mask, target, value):
+def loss_terms(model, obs, mask, target, value, anchor=None):
     """(cross-entropy of the target move under the masked policy, value MSE)."""
     import torch
 
-    logits, v = model(obs)
+    logits, v = model(obs, anchor)
     logits = torch.where(mask, logits, torch.full_like(logits, -1e9))
     policy_loss = torch.nn.functional.cross_entropy(logits, target)
     value_loss = torch.mean((torch.tanh(v) - value) ** 2)
@@ -240,6 +273,7 @@ def fit(model, optimizer, data: dict, epochs: int, batch_size: int, rng) -> floa
     mask = torch.as_tensor(data["mask"] != 0)
     target = torch.as_tensor(data["target"])
     value = torch.as_tensor(data["value"])
+    anchor = torch.as_tensor(data["anchor"])
     n = obs.shape[0]
     last = float("nan")
     for _ in range(epochs):
@@ -247,7 +281,9 @@ def fit(model, optimizer, data: dict, epochs: int, batch_size: int, rng) -> floa
         total, count = 0.0, 0
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            p_loss, v_loss = loss_terms(model, obs[idx], mask[idx], target[idx], value[idx])
+            p_loss, v_loss = loss_terms(
+                model, obs[idx], mask[idx], target[idx], value[idx], anchor[idx]
+            )
             loss = p_loss + 0.5 * v_loss
             optimizer.zero_grad()
             loss.backward()
@@ -268,6 +304,7 @@ def evaluate_loss(model, data: dict) -> float:
             torch.as_tensor(data["mask"] != 0),
             torch.as_tensor(data["target"]),
             torch.as_tensor(data["value"]),
+            torch.as_tensor(data["anchor"]),
         )
     return float(p_loss + 0.5 * v_loss)
 
@@ -284,11 +321,15 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
     stage maximises wins against the heuristic)."""
     import torch
 
-    parts = {k: [] for k in ("obs", "mask", "action", "logp", "old_value", "row")}
+    parts = {k: [] for k in ("obs", "mask", "action", "logp", "old_value", "anchor", "row")}
+    heuristic = make_agent("heuristic", game) if model.anchor_weight > 0 else None
 
     def decide(batch, rows, obs, mask, random_moves):
+        anchor = np.zeros(rows.size, np.int64)
+        if heuristic is not None:
+            anchor = heuristic.act_batch(obs, mask)
         with torch.no_grad():
-            logits, v = model(torch.as_tensor(obs, dtype=torch.float32))
+            logits, v = model(torch.as_tensor(obs, dtype=torch.float32), anchor)
             legal = torch.as_tensor(mask != 0)
             logp_all = torch.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
             chosen = torch.multinomial(logp_all.exp(), 1, generator=generator)[:, 0]
@@ -302,6 +343,7 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
                 ("action", chosen[choice]),
                 ("logp", picked[choice]),
                 ("old_value", torch.tanh(v).numpy()[choice]),
+                ("anchor", anchor[choice]),
                 ("row", rows[choice]),
             ):
                 parts[key].append(np.array(value))
@@ -315,6 +357,7 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
     out["obs"] = out["obs"].astype(np.float32, copy=False)
     out["mask"] = out["mask"].astype(np.int8, copy=False)
     out["action"] = out["action"].astype(np.int64, copy=False)
+    out["anchor"] = out["anchor"].astype(np.int64, copy=False)
     out["wins"] = int(won.sum())
     return out
 
@@ -354,6 +397,7 @@ def ppo_update(model, optimizer, data: dict, settings: dict, rng) -> float:
     action = torch.as_tensor(data["action"])
     old_logp = torch.as_tensor(data["logp"])
     ret = torch.as_tensor(data["value"], dtype=torch.float32)
+    anchor = torch.as_tensor(data["anchor"])
     gae = advantages(data["row"], data["old_value"], data["value"], float(settings["gae_lambda"]))
     adv = torch.as_tensor(gae)
     adv = (adv - adv.mean()) / (adv.std() + 1e-6)
@@ -366,7 +410,7 @@ def ppo_update(model, optimizer, data: dict, settings: dict, rng) -> float:
         total = 0.0
         for start in range(0, n, settings["batch_size"]):
             idx = order[start : start + settings["batch_size"]]
-            logits, v = model(obs[idx])
+            logits, v = model(obs[idx], anchor[idx])
             logp_all = torch.log_softmax(logits.masked_fill(~legal[idx], -1e9), dim=1)
             logp = logp_all.gather(1, action[idx, None])[:, 0]
             ratio = torch.exp(logp - old_logp[idx])
@@ -387,6 +431,8 @@ def ppo_update(model, optimizer, data: dict, settings: dict, rng) -> float:
 
 def save(model, path, meta: dict) -> Path:
     parts = model.export()
+    if model.anchor_weight > 0:
+        meta = {**meta, "anchor_weight": model.anchor_weight}
     return save_net(
         path,
         meta=meta,
@@ -476,6 +522,10 @@ DEFAULTS = {
     # likeliest move) or "sample" (a draw from its policy, the policy PPO improves).
     "play": "greedy",
     "temperature": 1.0,  # of the "sample" play (the PPO stage itself samples at 1)
+    # Above 0: the network is a correction to the heuristic, whose move gets this much on its
+    # logit; it starts as the heuristic (no imitation stage). 0: a whole policy of its own.
+    "anchor_weight": 0.0,
+    "round_play": "sample",  # how the network plays its seat in the expert rounds' games
 }
 _COUNTS = ("imitation_games", "round_games", "eval_games", "epochs")
 _COUNTS += ("imitation_epochs", "batch_size", "ppo_games", "ppo_epochs", "eval_every")
@@ -501,8 +551,11 @@ def settings_for(game: str, **overrides) -> dict:
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
     settings["temperature"] = check_temperature(settings["temperature"])
-    if settings["play"] not in PLAY_MODES:
-        raise OptionError(f"play must be one of {PLAY_MODES}, got {settings['play']!r}")
+    for key in ("play", "round_play"):
+        if settings[key] not in PLAY_MODES:
+            raise OptionError(f"{key} must be one of {PLAY_MODES}, got {settings[key]!r}")
+    if not 0.0 <= float(settings["anchor_weight"]) < 1e6:
+        raise OptionError(f"anchor_weight must be in [0, 1e6), got {settings['anchor_weight']!r}")
     for key in ("ppo_clip", "entropy", "gae_lambda"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
@@ -541,7 +594,10 @@ def train(
     high = np.broadcast_to(np.asarray(spec.obs_high, dtype=np.float32), (spec.obs_size,))
     obs_scale = 1.0 / np.maximum(high, 1.0)
     num_actions = int(spec.num_actions)
-    model = Model(obs_scale, num_actions, list(settings["hidden"]), seed)
+    anchored = float(settings["anchor_weight"]) > 0
+    model = Model(
+        obs_scale, num_actions, list(settings["hidden"]), seed, float(settings["anchor_weight"])
+    )
     optimizer = torch.optim.Adam(model.parameters(), lr=float(settings["learning_rate"]))
     rng = np.random.default_rng(seed)
     out = Path(out)
@@ -549,7 +605,11 @@ def train(
         "game": game,
         "obs_size": int(obs_scale.shape[0]),
         "num_actions": num_actions,
-        "method": "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)"
+        "method": (
+            "a correction to the heuristic, trained on ISMCTS targets (DAgger)"
+            if anchored
+            else "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)"
+        )
         + (", then PPO against the heuristic" if settings["ppo_iterations"] else ""),
         "seed": seed,
         "play": settings["play"],
@@ -591,7 +651,10 @@ def train(
         bar.set_postfix_str(f"{stage}: {result['win_rate']:.0%} vs heuristic, loss {loss:.3f}")
         bar.update(1)
 
-    if init is None:
+    if init is None and anchored:  # the untrained correction plays the heuristic already
+        samples, loss = 0, float("nan")
+        checkpoint("heuristic", samples, loss)
+    elif init is None:
         bar.set_description_str(f"{game}: imitating the heuristic")
         imitation = collect(
             game, settings["imitation_games"], seed, epsilon=settings["epsilon"], both_seats=True
@@ -615,7 +678,12 @@ def train(
         bar.set_description_str(f"{game}: round {r + 1}, searching")
         round_seed = py_derive_key(seed, r + 1, _ROUND_STREAM)
         expert = ISMCTSAgent(game, sims=sims, seed=agent_seed(round_seed, 1))
-        learner = NetAgent(game, seed=agent_seed(round_seed, 2), path=out, greedy=False)
+        learner = NetAgent(
+            game,
+            seed=agent_seed(round_seed, 2),
+            path=out,
+            greedy=settings["round_play"] == "greedy",
+        )
         expert_data.append(
             collect(
                 game,
@@ -686,6 +754,8 @@ _FLAG_HELP = {
     "gae_lambda": "GAE lambda of the PPO advantage (1: outcome less the value head)",
     "eval_every": "PPO batches between curve points",
     "play": "how the trained network plays",
+    "round_play": "how the network plays in the expert rounds' games",
+    "anchor_weight": "above 0: train a correction to the heuristic (its move's logit lift)",
     "temperature": "of the sampling play (below 1: nearer the likeliest move)",
 }
 
@@ -706,7 +776,7 @@ def parse_args(argv=None):
         flag = "--" + key.replace("_", "-")
         if key == "hidden":
             p.add_argument(flag, type=int, nargs="+", help="hidden layer sizes")
-        elif key == "play":
+        elif key in ("play", "round_play"):
             p.add_argument(flag, choices=PLAY_MODES, help=_FLAG_HELP[key])
         else:
             kind = float if isinstance(default, float) else int

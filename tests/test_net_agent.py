@@ -441,3 +441,119 @@ def test_weights_say_whether_they_play_greedily_or_sample(tmp_path):
 def test_damaged_metadata_is_refused(tmp_path):
     with pytest.raises(OptionError, match="damaged metadata"):
         load_net(_with_meta(tmp_path, "damaged.npz", obs_size="many"))
+
+
+def _anchored(tmp_path, game, weight=2.0, zero_policy=True, name="anchored.npz"):
+    """A tiny network marked as a correction to the heuristic (``anchor_weight``)."""
+    arrays = dict(np.load(_tiny_net(tmp_path, game, name="plain_" + name)))
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps({**meta, "anchor_weight": weight}))
+    if zero_policy:  # what the trainer starts from: no correction yet
+        arrays["policy_w"] = np.zeros_like(arrays["policy_w"])
+        arrays["policy_b"] = np.zeros_like(arrays["policy_b"])
+    np.savez(tmp_path / name, **arrays)
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("game", ["century", "everdell"])
+def test_an_untrained_correction_plays_the_heuristic(tmp_path, game):
+    obs, masks = _positions(game, size=48)
+    agent = NetAgent(game, path=_anchored(tmp_path, game))
+    heuristic = make_agent("heuristic", game).act_batch(obs, masks)
+    assert agent.anchor_weight == 2.0
+    assert np.array_equal(agent.act_batch(obs, masks), heuristic)
+    # Its policy: the heuristic's move weighs e^2 against 1 for every other legal move.
+    legal = (masks != 0).sum(axis=1)
+    expected = np.exp(2.0) / (np.exp(2.0) + legal - 1)
+    probs = agent.policy(obs, masks)
+    np.testing.assert_allclose(probs[np.arange(len(obs)), heuristic], expected, rtol=1e-5)
+
+
+def test_the_anchor_adds_its_weight_to_the_heuristics_logit_only(tmp_path):
+    obs, masks = _positions("century", size=48)
+    plain = NetAgent("century", path=_tiny_net(tmp_path, "century", name="plain_x.npz"))
+    anchored = NetAgent("century", path=_anchored(tmp_path, "century", 1.5, zero_policy=False))
+    heuristic = make_agent("heuristic", "century").act_batch(obs, masks)
+    legal = masks != 0
+    has_others = legal.sum(axis=1) > 1
+    assert has_others.sum() > 10
+    obs, masks, legal, heuristic = (
+        obs[has_others],
+        masks[has_others],
+        legal[has_others],
+        heuristic[has_others],
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):  # illegal moves: log 0
+        shift = np.log(anchored.policy(obs, masks)) - np.log(plain.policy(obs, masks))
+    rows = np.arange(len(obs))
+    lifted = shift[rows, heuristic]
+    others = np.where(legal, shift, np.nan)
+    others[rows, heuristic] = np.nan
+    # every other legal move moves by the same normalising constant; the heuristic's by 1.5 more
+    assert (np.nanmax(others, axis=1) - np.nanmin(others, axis=1) < 1e-4).all()
+    np.testing.assert_allclose(lifted - np.nanmax(others, axis=1), 1.5, atol=1e-4)
+
+
+def test_a_bad_anchor_weight_is_refused(tmp_path):
+    for bad in (-1.0, "strong", True, float("nan")):
+        with pytest.raises(OptionError, match="anchor_weight"):
+            load_net(_with_meta(tmp_path, "bad_anchor.npz", anchor_weight=bad))
+    from meeple_gym.baselines.net_train import settings_for
+
+    with pytest.raises(OptionError, match="anchor_weight"):
+        settings_for("century", anchor_weight=-2.0)
+    with pytest.raises(OptionError, match="round_play must be one of"):
+        settings_for("century", round_play="best")
+
+
+def test_an_anchored_model_starts_as_the_heuristic_and_learns_corrections(tmp_path, small_data):
+    torch = pytest.importorskip("torch")
+    from meeple_gym.baselines import net_train
+
+    spec = mg.get_spec("century")
+    high = np.broadcast_to(np.asarray(spec.obs_high, np.float32), (spec.obs_size,))
+    scale = 1.0 / np.maximum(high, 1.0)
+    model = net_train.Model(scale, spec.num_actions, [64], seed=0, anchor_weight=2.0)
+    path = net_train.save(model, tmp_path / "start.npz", {"game": "century", **_sizes(spec)})
+    obs, masks = small_data["obs"][:64], small_data["mask"][:64]
+    start = NetAgent("century", path=path)
+    assert start.anchor_weight == 2.0
+    assert np.array_equal(start.act_batch(obs, masks), small_data["anchor"][:64])
+    # Targets that differ from the heuristic's move: the correction learns them.
+    data = dict(small_data)
+    legal = data["mask"] != 0
+    other = np.where(legal, np.arange(spec.num_actions), -1)
+    other[np.arange(len(other)), data["anchor"]] = -1
+    data["target"] = other.max(axis=1)  # the highest legal move that is not the heuristic's
+    assert not (start.act_batch(data["obs"], data["mask"]) == data["target"]).any()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    before = net_train.evaluate_loss(model, data)
+    net_train.fit(model, optimizer, data, 8, 128, np.random.default_rng(0))
+    assert net_train.evaluate_loss(model, data) < before * 0.5
+    trained = NetAgent("century", path=net_train.save(model, tmp_path / "t.npz", start.meta))
+    agree = trained.act_batch(data["obs"], data["mask"]) == data["target"]
+    assert agree.mean() > 0.75  # from none at the start (0.86 when written)
+    with pytest.raises(OptionError, match="anchor_weight"):
+        net_train.Model(scale, spec.num_actions, [64], seed=0).load(load_net(path))
+
+
+def test_an_anchored_training_run_skips_the_imitation(tmp_path):
+    pytest.importorskip("torch")
+    from meeple_gym.baselines.net_train import train
+
+    kwargs = dict(eval_games=4, hidden=(16,), progress=False, threads=1, ppo_iterations=0)
+    run = train(
+        "century",
+        tmp_path / "anchored.npz",
+        anchor_weight=2.0,
+        round_play="greedy",
+        rounds=1,
+        round_games=4,
+        sims=8,
+        **kwargs,
+    )
+    assert [p["stage"] for p in run["curve"]] == ["heuristic", "round 1"]
+    agent = NetAgent("century", path=tmp_path / "anchored.npz")
+    assert agent.anchor_weight == 2.0 and "correction to the heuristic" in agent.meta["method"]
+    with pytest.raises(OptionError, match="anchor_weight"):  # --init with another anchor
+        train("century", tmp_path / "b.npz", init=tmp_path / "anchored.npz", rounds=0, **kwargs)
