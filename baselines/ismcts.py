@@ -574,11 +574,12 @@ class ISMCTSAgent:
                 f"{type(states).__name__} of dtype {getattr(states, 'dtype', None)}"
             )
         # A private, writable, contiguous copy: the kernel never sees the caller's memory, and
-        # the records are checked like any restored state (Numba does no bounds checks).
-        from meeple_gym.core.gate import validate_records
+        # the records are checked like any restored state (Numba does no bounds checks), except
+        # those that are byte for byte ones the engine handed out (``BatchEnv.get_states``).
+        from meeple_gym.core.gate import engine_records, validate_records
 
         copy = np.ascontiguousarray(states).copy()
         over = (copy["terminated"] != 0) | (copy["truncated"] != 0)
         if over.any():
             raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; nothing to search")
-        return validate_records(self._spec, copy)
+        return validate_records(self._spec, copy, engine_records(self.game))

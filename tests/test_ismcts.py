@@ -242,3 +242,43 @@ def test_the_network_prior_steers_the_root(game):
     # Without the prior the same search disagrees with the network somewhere.
     plain = ISMCTSAgent(game, sims=400, seed=2).act_states(states)
     assert (plain[clear] != top[clear]).any()
+
+
+def test_records_the_engine_handed_out_skip_the_snapshot_check(monkeypatch):
+    from meeple_gym.core import gate
+
+    batch = mg.make_batch("radlands", 4, 2, seed=5)
+    batch.reset()
+    issued = batch.get_states()
+    agent = ISMCTSAgent("radlands", sims=8, seed=3)
+    checked = agent.act_states(issued.copy())  # warm; the check ran or not, same moves
+    calls = []
+    real = gate.load_snapshot
+    monkeypatch.setattr(gate, "load_snapshot", lambda *a: calls.append(1) or real(*a))
+    assert (agent.act_states(issued) == checked).all()
+    assert calls == []  # byte for byte what get_states gave: no snapshot round trip
+    changed = issued.copy()
+    changed["current_player"][1] = 1 - changed["current_player"][1]  # no longer issued bytes
+    try:
+        agent.act_states(changed)
+    except mg.SnapshotError:
+        pass  # refused, or searched after the check: either way it was checked
+    assert len(calls) == 1  # the changed record only
+    corrupt = issued.copy()
+    corrupt["current_player"][0] = 9
+    with pytest.raises(mg.SnapshotError):
+        agent.act_states(corrupt)
+
+
+def test_the_registry_of_handed_out_records_is_bounded():
+    from meeple_gym.core.gate import IssuedStates, digests_of, engine_records
+
+    batch = mg.make_batch("century", 5, 2, seed=1)
+    batch.reset()
+    states = batch.get_states()
+    assert all(engine_records("century").known(states[i : i + 1].tobytes()) for i in range(5))
+    assert not engine_records("radlands").known(states[:1].tobytes())  # per game
+    small = IssuedStates(limit=3)
+    small.add(digests_of(states))
+    known = [small.known(states[i : i + 1].tobytes()) for i in range(5)]
+    assert known == [False, False, True, True, True]  # the oldest are forgotten first

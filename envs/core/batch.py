@@ -49,7 +49,7 @@ import numpy as np
 
 from meeple_gym.core.errors import ActionError, IllegalActionError, OptionError, SnapshotError
 from meeple_gym.core.game import GameSpec
-from meeple_gym.core.gate import IssuedStates, validate_records
+from meeple_gym.core.gate import IssuedStates, digests_of, engine_records, validate_records
 from meeple_gym.core.locking import locked, new_lock
 from meeple_gym.core.options import check_int, short_repr
 from meeple_gym.core.sampling import ALL_SEATS_RANDOM, fill_policy_words
@@ -271,7 +271,9 @@ class BatchEnv:
         if not self._ready:
             raise ActionError("call reset() before get_states()")
         saved = self._states.copy()
-        self._issued.remember(saved)
+        digests = digests_of(saved)
+        self._issued.add(digests)
+        engine_records(self.spec.name).add(digests)
         return saved
 
     @locked

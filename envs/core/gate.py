@@ -10,12 +10,16 @@ kernel unchecked. Every entry point goes through here:
 - ``validate_records(spec, states)`` (``BatchEnv.set_states``): each record is turned into a
   snapshot by the game's ``to_dict`` (plain Python: NumPy checks every index) and loaded as
   above, so raw bytes get exactly the checks a snapshot gets. Records the engine itself handed
-  out (``BatchEnv.get_states``) are recognised by digest and skip the work.
+  out (``BatchEnv.get_states``) are recognised by digest and skip the work: by the batch that
+  handed them out (``BatchEnv.set_states``), and by the search agents of any batch of the game
+  (``engine_records``), whose ``act_states`` could otherwise spend longer checking a
+  record than searching it (benchmarks/README.md, "ISMCTS").
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import numpy as np
 
@@ -131,17 +135,42 @@ class IssuedStates:
     def __init__(self, limit: int = 1 << 20):
         self.limit = limit
         self._digests: dict[bytes, None] = {}
+        self._lock = threading.Lock()  # shared ones are filled and read from any thread
 
     def remember(self, states: np.ndarray) -> None:
-        for i in range(states.shape[0]):
-            self._digests[record_digest(states[i : i + 1].tobytes())] = None
-        overflow = len(self._digests) - self.limit
-        if overflow > 0:
-            for key in list(self._digests)[:overflow]:
-                del self._digests[key]
+        self.add(digests_of(states))
+
+    def add(self, digests: list[bytes]) -> None:
+        with self._lock:
+            for digest in digests:
+                self._digests[digest] = None
+            overflow = len(self._digests) - self.limit
+            if overflow > 0:
+                for key in list(self._digests)[:overflow]:
+                    del self._digests[key]
 
     def known(self, record_bytes: bytes) -> bool:
-        return record_digest(record_bytes) in self._digests
+        digest = record_digest(record_bytes)
+        with self._lock:
+            return digest in self._digests
+
+
+def digests_of(states: np.ndarray) -> list[bytes]:
+    return [record_digest(states[i : i + 1].tobytes()) for i in range(states.shape[0])]
+
+
+_ENGINE_RECORDS: dict[str, IssuedStates] = {}
+_ENGINE_RECORDS_LOCK = threading.Lock()
+
+
+def engine_records(game: str) -> IssuedStates:
+    """Digests of the ``game`` records any batch of this process handed out, for readers that
+    take a record of any options as it is (the search agents). A batch's own ``set_states``
+    keeps to its own digests: its options must match the record's."""
+    with _ENGINE_RECORDS_LOCK:
+        if game not in _ENGINE_RECORDS:
+            _ENGINE_RECORDS[game] = IssuedStates(limit=1 << 18)  # ~25 MB of digests at most
+        return _ENGINE_RECORDS[game]
 
 
 def validate_records(spec, states: np.ndarray, issued: IssuedStates | None = None) -> np.ndarray:
