@@ -55,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match
+from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match, record_policy
 from meeple_gym.baselines.net_agent import PLAY_MODES, NetAgent, check_temperature, save_net
 from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
@@ -125,6 +125,7 @@ def collect(
     rng = np.random.default_rng(seed)
     heuristic = make_agent("heuristic", game)
     expert = heuristic if expert is None else expert
+    search = record_policy(expert)
     parts = {"obs": [], "mask": [], "target": [], "anchor": [], "row": [], "player": []}
 
     def decide(batch, rows, obs, mask, random_moves):
@@ -132,8 +133,8 @@ def collect(
         chosen = rows[choice]
         played = heuristic.act_batch(obs, mask)  # forced moves, no learner, and the anchor
         if chosen.size:
-            if callable(getattr(expert, "act_states", None)):
-                targets = expert.act_states(batch.states[chosen])
+            if search is not None:  # the batch's own records: no snapshot check
+                targets = search(batch.states[chosen])
             else:
                 targets = expert.act_batch(obs[choice], mask[choice])
             for key, value in (
