@@ -282,3 +282,28 @@ def test_the_registry_of_handed_out_records_is_bounded():
     small.add(digests_of(states))
     known = [small.known(states[i : i + 1].tobytes()) for i in range(5)]
     assert known == [False, False, True, True, True]  # the oldest are forgotten first
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_the_shared_registry_works_in_a_child_forked_while_it_was_locked():
+    import os
+    import select
+    import signal
+
+    from meeple_gym.core.gate import engine_records
+
+    batch = mg.make_batch("century", 3, 2, seed=2)
+    batch.reset()
+    record = batch.get_states()[:1].tobytes()
+    registry = engine_records("century")
+    read, write = os.pipe()
+    with registry._lock:  # another thread's moment inside the registry, at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: the registry must not stay locked
+            os.write(write, b"1" if engine_records("century").known(record) else b"0")
+            os._exit(0)
+    answered, _, _ = select.select([read], [], [], 60)
+    if not answered:  # a child stuck on the lock: end it rather than hang the run
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert answered and os.read(read, 1) == b"1"

@@ -19,6 +19,7 @@ kernel unchecked. Every entry point goes through here:
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 
 import numpy as np
@@ -171,6 +172,18 @@ def engine_records(game: str) -> IssuedStates:
         if game not in _ENGINE_RECORDS:
             _ENGINE_RECORDS[game] = IssuedStates(limit=1 << 18)  # ~25 MB of digests at most
         return _ENGINE_RECORDS[game]
+
+
+def _new_locks_in_child() -> None:
+    # A fork while another thread held one of these locks would leave it held forever.
+    global _ENGINE_RECORDS_LOCK
+    _ENGINE_RECORDS_LOCK = threading.Lock()
+    for registry in _ENGINE_RECORDS.values():
+        registry._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_locks_in_child)
 
 
 def validate_records(spec, states: np.ndarray, issued: IssuedStates | None = None) -> np.ndarray:
