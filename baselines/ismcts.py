@@ -568,7 +568,18 @@ class ISMCTSAgent:
 
     def act_env(self, env) -> int:
         """The action for the player to act in a meeple-gym AEC env (its record is copied)."""
-        return int(self.act_states(env.unwrapped.state_array)[0])
+        from meeple_gym.core.aec import MeepleAECEnv
+
+        raw = env.unwrapped
+        if not isinstance(raw, MeepleAECEnv) or raw.spec.name != self.game:
+            return int(self.act_states(raw.state_array)[0])  # checked, or refused
+        with raw.lock:
+            record = raw.state_array.copy()
+        if record["terminated"][0] != 0 or record["truncated"][0] != 0:
+            raise ValueError("game 0 is over; nothing to search")
+        # The env's own live record: its steps run the kernels on it as it is, so the search
+        # takes it unchecked too (as the Gymnasium env's search opponent does).
+        return int(self._search(record)[0])
 
     def _check_states(self, states) -> np.ndarray:
         dtype = self._spec.state_dtype

@@ -91,13 +91,27 @@ def test_forced_moves_cost_no_search_and_match_the_only_legal_action():
     assert (actions == masks[forced].argmax(axis=1)).all()
 
 
-def test_aec_env_helper():
+def test_aec_env_helper(monkeypatch):
+    from meeple_gym.core import gate
+
     env = mg.make("radlands")
     env.reset(seed=3)
     agent = ISMCTSAgent("radlands", **FULL)
+    checked = agent.act_states(env.unwrapped.state_array)  # a copy, checked
+    calls = []
+    real = gate.load_snapshot
+    monkeypatch.setattr(gate, "load_snapshot", lambda *a: calls.append(1) or real(*a))
     action = agent.act_env(env)
+    assert calls == []  # the env's own live record is searched unchecked
+    assert action == checked[0]
     assert env.observe(env.agent_selection)["action_mask"][action] == 1
     env.step(action)
+    with pytest.raises(OptionError):
+        ISMCTSAgent("century", sims=4).act_env(env)  # another game's env
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(agent.act_env(env))
+    with pytest.raises(ValueError, match="over"):
+        agent.act_env(env)
 
 
 def test_search_beats_random_in_the_evaluator():
