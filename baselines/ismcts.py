@@ -48,7 +48,7 @@ only one, so its unrolled code adds little to the compile. ``act_states`` checks
 it is given like a restored snapshot (a Python round trip, about 3 ms for a Radlands record:
 more than a 200-iteration search of it), except records that are byte for byte ones a batch
 of this process handed out with ``get_states``; the evaluator passes its own batch's records
-unchecked.
+unchecked, and ``act_env`` its env's live record.
 """
 
 from __future__ import annotations
