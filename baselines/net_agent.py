@@ -200,10 +200,13 @@ class NetAgent:
         self.obs_size = int(self.meta["obs_size"])
         self.anchor_weight = net["anchor_weight"]
         self._anchor = None
-        if self.anchor_weight > 0:
-            from meeple_gym.baselines.evaluate import make_agent
+        if self.anchor_weight > 0:  # the game's heuristic, as its spec names it
+            import importlib
 
-            self._anchor = make_agent("heuristic", game)
+            from meeple_gym.core.registry import get_spec
+
+            module, cls = get_spec(game).heuristic.split(":")
+            self._anchor = getattr(importlib.import_module(module), cls)()
         self.name = "net" if path == shipped_weights(game) else f"net:{path}"
         self._rng = np.random.default_rng(seed)
 
