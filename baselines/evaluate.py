@@ -34,6 +34,7 @@ import sys
 
 import numpy as np
 
+from meeple_gym.baselines.kernel_agent import game_heuristic
 from meeple_gym.core.batch import MAX_SEED, check_seed
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_agent_action, check_int
@@ -139,11 +140,10 @@ def make_agent(name, game: str, seed: int = 0):
         return RandomAgent(seed)
     if name == "heuristic":
         # The game's spec names its heuristic ("module:Class", GameSpec.heuristic).
-        path = get_spec(game).heuristic if game in available_games() else None
-        if path is None:
+        agent = game_heuristic(game) if game in available_games() else None
+        if agent is None:
             raise UnknownAgentError(f"no heuristic agent for game {game!r}")
-        module, cls = path.split(":")
-        return getattr(importlib.import_module(module), cls)()
+        return agent
     raise UnknownAgentError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
 
 

@@ -8,6 +8,8 @@ batch kernel ``policy_batch(obs, masks, out)`` is bound from them (meeple_gym.co
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from meeple_gym.core.masks import policy_batch
@@ -68,3 +70,15 @@ class KernelAgent:
                 f"(..., {self.num_actions}) with {ndim} dims and matching batch size; "
                 f"got {obs_shape} and {mask_shape}"
             )
+
+
+def game_heuristic(game: str):
+    """A new instance of the heuristic agent ``game``'s spec names (``GameSpec.heuristic``,
+    "module:Class"), or None if it names none."""
+    from meeple_gym.core.registry import get_spec
+
+    path = get_spec(game).heuristic
+    if path is None:
+        return None
+    module, cls = path.split(":")
+    return getattr(importlib.import_module(module), cls)()

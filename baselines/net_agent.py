@@ -200,13 +200,14 @@ class NetAgent:
         self.obs_size = int(self.meta["obs_size"])
         self.anchor_weight = net["anchor_weight"]
         self._anchor = None
-        if self.anchor_weight > 0:  # the game's heuristic, as its spec names it
-            import importlib
+        if self.anchor_weight > 0:
+            from meeple_gym.baselines.kernel_agent import game_heuristic
 
-            from meeple_gym.core.registry import get_spec
-
-            module, cls = get_spec(game).heuristic.split(":")
-            self._anchor = getattr(importlib.import_module(module), cls)()
+            self._anchor = game_heuristic(game)
+            if self._anchor is None:
+                raise OptionError(
+                    f"weights {str(path)!r} are anchored, but {game} has no heuristic"
+                )
         self.name = "net" if path == shipped_weights(game) else f"net:{path}"
         self._rng = np.random.default_rng(seed)
 
