@@ -206,13 +206,13 @@ def _corrupt(group: Path) -> dict[Path, bytes | None]:
 
     damage = {
         "*/rules.init_game-*.nbi": cut,
-        "*/stepping.step_batch-*.nbi": lambda data: GARBAGE,
+        "*/stepping.step_batch__*-*.nbi": lambda data: GARBAGE,
         "*/rules.apply_action-*.nbi": lambda data: b"",
         "*/century.encode_into-*.1.nbc": cut,
         "standalone_*/meeple_gym.century.rules.apply_action.*.1.nbc": lambda data: GARBAGE,
         "*/rules._end_action-*.1.nbc": lambda data: GARBAGE,
         "*/rules.legal_mask_into-*.1.nbc": garble,
-        "*/stepping.reset_batch-*.1.nbc": lambda data: b"",
+        "*/stepping.reset_batch__*-*.1.nbc": lambda data: b"",
         "standalone/meeple_gym.century.rules.init_game.py": lambda data: GARBAGE,
         "*/century.encode_batch-*.1.nbc": None,  # missing: the index still names it
     }
@@ -313,3 +313,81 @@ def test_a_damaged_entry_is_dropped_and_errors_of_the_kernel_still_raise(tmp_pat
     with pytest.raises(TypingError), warnings.catch_warnings():
         warnings.simplefilter("error")
         fresh(1, "two")
+
+
+TWIN_POLICIES = textwrap.dedent(
+    """
+    from meeple_gym.core.jit import kernel
+
+
+    @kernel
+    def lowest_legal(obs, mask):
+        for a in range(mask.shape[0]):
+            if mask[a] != 0:
+                return a
+        return -1
+
+
+    @kernel
+    def highest_legal(obs, mask):
+        for a in range(mask.shape[0] - 1, -1, -1):
+            if mask[a] != 0:
+                return a
+        return -1
+    """
+)
+
+# One template bound twice in one cache group: each binding must run its own policy, compiled
+# or loaded from the cache.
+RUN_TWIN_POLICIES = textwrap.dedent(
+    """
+    import numpy as np
+    from meeple_gym.core.masks import policy_batch
+    import twin_policies as T
+
+    rng = np.random.default_rng(3)
+    masks = (rng.random((64, 40)) < 0.3).astype(np.int8)
+    masks[:, 7] = 1
+    obs = np.zeros((64, 5), np.float32)
+    for policy, pick in ((T.lowest_legal, np.argmax), (T.highest_legal, None)):
+        out = np.zeros(64, np.int64)
+        policy_batch(policy, "century")(obs, masks, out)
+        want = [pick(m) if pick else 39 - np.argmax(m[::-1]) for m in masks]
+        assert (out == want).all(), (policy.py_func.__name__, out[:8], want[:8])
+    print("ok")
+    """
+)
+
+
+def test_one_template_bound_twice_in_a_group_keeps_both_bindings(tmp_path):
+    """Numba names a cache entry after the function, not its globals: without the binding's
+    digest in the name (``jit.rebind``), the second policy would load the first one's code."""
+    (tmp_path / "twin_policies.py").write_text(TWIN_POLICIES)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), MEEPLE_GYM_CACHE_DIR=str(cache))
+    command = [sys.executable, "-c", RUN_TWIN_POLICIES]
+    for run in ("cold", "warm"):
+        result = subprocess.run(
+            command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900
+        )
+        assert result.returncode == 0, f"{run}: {result.stderr}"
+        assert result.stdout.strip() == "ok"
+        if run == "cold":
+            before = _files(cache)
+    assert _files(cache) == before  # the warm run loaded both bindings, compiled nothing
+
+
+def test_binding_tag_follows_what_the_globals_are_bound_to():
+    def template(x):
+        return helper(x) + OFFSET  # noqa: F821 - bound below
+
+    def other():
+        pass
+
+    base = {"__name__": __name__, "helper": _add, "OFFSET": 1, "unused": other}
+    tag = jit.binding_tag(template.__code__, base)
+    assert tag == jit.binding_tag(template.__code__, dict(base, unused=_add))  # not read
+    assert tag != jit.binding_tag(template.__code__, dict(base, helper=other))
+    assert tag != jit.binding_tag(template.__code__, dict(base, OFFSET=2))
+    bound = jit.rebind(template, base)
+    assert bound.__qualname__.endswith(tag) and bound.__name__ == "template"

@@ -43,6 +43,9 @@ A cache entry that fails to load is deleted and its kernel compiled and saved af
 files were deleted by hand (meeple_gym.core.compiler.cache; tests/test_kernel_cache.py).
 Processes may share a cache: each file is written to a temporary name and renamed, so none
 reads a partly written one.
+A template bound to a game's kernels (``rebind``: the ISMCTS search, a heuristic's batch
+policy) is cached under a name that carries a digest of its bindings, so two bindings of one
+template in one group (two policies of a game) never load each other's machine code.
 
 Coverage: under ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python when given
 ``states.view(np.recarray)`` (plain NumPy records have no attribute access);
@@ -343,8 +346,47 @@ def game_kernel(fn, game: str, parallel: bool = False, internal: bool = False):
 
 
 def rebind(fn, namespace: dict):
-    """``fn`` with ``namespace`` as its globals: the same code, a per-game function."""
-    return pytypes.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
+    """``fn`` with ``namespace`` as its globals: the same code, a per-game function.
+
+    Numba names a cached kernel's files after its module and qualified name and keys its index
+    by the bytecode, never by the globals: two bindings of one template in one cache group (two
+    policies of a game, a full and a compact encoder) would load each other's machine code.
+    The qualified name therefore carries a digest of what the code's global names are bound
+    to (``binding_tag``)."""
+    bound = pytypes.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
+    bound.__qualname__ = f"{fn.__qualname__}__{binding_tag(fn.__code__, namespace)}"
+    return bound
+
+
+def _bound_identity(value) -> str:
+    """What a global a template reads is bound to, stable across processes (no addresses)."""
+    func = getattr(value, "py_func", value)  # a dispatcher: the function it compiles
+    if isinstance(func, pytypes.FunctionType):
+        return f"fn:{func.__module__}.{func.__qualname__}"
+    if isinstance(value, pytypes.ModuleType):
+        return f"module:{value.__name__}"
+    if isinstance(value, (bool, int, float, str, bytes, type(None), np.generic, np.dtype)):
+        return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, np.ndarray):
+        data = hashlib.sha256(np.ascontiguousarray(value).view(np.uint8).tobytes()).hexdigest()
+        return f"array:{value.dtype.str}:{value.shape}:{data}"
+    return f"object:{type(value).__module__}.{type(value).__qualname__}"
+
+
+def binding_tag(code, namespace: dict) -> str:
+    """A short digest of the globals ``code`` (and the code objects nested in it) reads, as
+    bound in ``namespace``."""
+    names = set()
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        names.update(co.co_names)
+        stack.extend(c for c in co.co_consts if isinstance(c, pytypes.CodeType))
+    digest = hashlib.sha256()
+    for name in sorted(names):
+        if name in namespace:
+            digest.update(f"{name}={_bound_identity(namespace[name])}\0".encode())
+    return digest.hexdigest()[:12]
 
 
 # ---- standalone kernels (meeple_gym.core.compiler.standalone) -----------------------------------
