@@ -98,13 +98,25 @@ BOARD_DTYPE = np.dtype(
         ("reshuffled", np.int64),
         ("event_resolved", np.int64),
         ("raiders_slot", np.int64),
+        # What a decision reads beyond the board: -1 when absent or outside its phase.
+        ("phase", np.int64),
+        ("offer", np.int64, (6,)),  # draft: own offered camps
+        ("op", np.int64),  # decision: the pending op, program, step
+        ("prog", np.int64),
+        ("pc", np.int64),
+        ("src", np.int64),  # the pending step's source card, (side*3 + c)*3 + i
+        ("that", np.int64),  # the person Mimic / Adrenaline Lab / Parachute Base picked
+        ("person", np.int64),  # the person type being played
+        ("lift", np.int64),  # the type of the person High Ground moves
+        ("revealed", np.int64, (E.N_REVEALED,)),  # drawn or milled cards to choose from
     ]
 )
 
 
 @kernel
 def _decode(obs, b):
-    """Fill the board record ``b`` from an observation (layout of encoders.radlands)."""
+    """Fill the board record ``b`` from an observation (layout of encoders.radlands); every
+    field, so ``_decode_compact`` of the compact observation fills the same values."""
     for s in range(2):
         sb = s * E.SIDE_BLOCK
         b.people[s] = 0
@@ -168,6 +180,123 @@ def _decode(obs, b):
     b.reshuffled = np.int64(obs[E.RESHUFFLED])
     b.event_resolved = np.int64(obs[E.EVENT_RESOLVED])
     b.raiders_slot = 2 if obs[E.OPTIONS] != 0 else 3
+    b.phase = _onehot(obs, E.PHASE_ONEHOT, E.N_PHASES)
+    _no_context(b)
+    if b.phase == R.PHASE_DRAFT:
+        for k in range(6):
+            b.offer[k] = _onehot(obs, E.OFFER + k * R.N_CAMPS, R.N_CAMPS)
+    elif b.phase == R.PHASE_DECISION:
+        b.op = _onehot(obs, E.PEND_OP, E.N_OPS)
+        b.prog = _onehot(obs, E.PEND_PROG, E.N_PROGRAMS)
+        b.pc = _onehot(obs, E.PEND_PC, E.MAX_STEPS)
+        b.src = _onehot(obs, E.PEND_SRC, 18)
+        b.that = _onehot(obs, E.PEND_THAT, 18)
+        b.person = _onehot(obs, E.PEND_PERSON, R.N_PT)
+        b.lift = _onehot(obs, E.LIFT_TYPE, R.N_PT)
+        for k in range(E.N_REVEALED):
+            b.revealed[k] = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
+
+
+@kernel
+def _no_context(b):
+    b.offer[:] = -1
+    b.op = -1
+    b.prog = -1
+    b.pc = -1
+    b.src = -1
+    b.that = -1
+    b.person = -1
+    b.lift = -1
+    b.revealed[:] = -1
+
+
+@kernel
+def _code(obs, at):
+    """A compact observation's category code at ``obs[at]`` as the index it names, -1: none."""
+    return np.int64(obs[at]) - 1
+
+
+@kernel
+def _decode_compact(obs, b):
+    """``_decode`` of the compact observation (``encoders.radlands.encode_compact_into``):
+    the same board, field for field, without one-hot scans."""
+    for s in range(2):
+        sb = s * E.K_SIDE_BLOCK
+        b.people[s] = 0
+        b.punks[s] = 0
+        b.alive[s] = 0
+        for c in range(3):
+            cb = sb + c * E.K_COL_BLOCK
+            camp = _code(obs, cb + E.K_CAMP)
+            b.camp[s, c] = camp
+            b.cstate[s, c] = 0
+            if obs[cb + E.K_CAMP_DAMAGED] != 0:
+                b.cstate[s, c] = 1
+            if obs[cb + E.K_CAMP_DESTROYED] != 0:
+                b.cstate[s, c] = 2
+            if camp >= 0 and b.cstate[s, c] < 2:
+                b.alive[s] += 1
+            pos = max(_code(obs, cb + E.K_CAMP_POS), 0)
+            b.cpos[s, c] = pos
+            n_people = 0
+            for j in range(2):
+                if obs[cb + E.K_PEOPLE + j * E.K_PERSON_BLOCK + E.KB_PRESENT] != 0:
+                    n_people += 1
+            n = n_people + (1 if camp >= 0 else 0)
+            b.clen[s, c] = n
+            slot = 0
+            for i in range(3):
+                b.kind[s, c, i] = 0
+                b.typ[s, c, i] = -1
+                b.dmg[s, c, i] = 0
+                b.ready[s, c, i] = 0
+                if i >= n:
+                    continue
+                if camp >= 0 and i == pos:
+                    b.kind[s, c, i] = 1
+                    b.typ[s, c, i] = camp
+                    b.ready[s, c, i] = 1 if obs[cb + E.K_CAMP_USED] == 0 else 0
+                    continue
+                pb = cb + E.K_PEOPLE + slot * E.K_PERSON_BLOCK
+                slot += 1
+                b.kind[s, c, i] = 2
+                b.people[s] += 1
+                if obs[pb + E.KB_PUNK] != 0:
+                    b.punks[s] += 1
+                else:
+                    b.typ[s, c, i] = _code(obs, pb + E.KB_TYPE)
+                b.dmg[s, c, i] = 1 if obs[pb + E.KB_DAMAGED] != 0 else 0
+                b.ready[s, c, i] = 1 if obs[pb + E.KB_READY] != 0 else 0
+        for j in range(3):
+            b.queue[s, j] = _code(obs, sb + E.K_QUEUE + j)
+        b.hand_n[s] = np.int64(obs[sb + E.K_HAND_SIZE])
+        b.entered[s] = np.int64(obs[sb + E.K_ENTERED])
+        b.raiders_resolved[s] = np.int64(obs[sb + E.K_RAIDERS_RESOLVED])
+        b.jug[s] = np.int64(obs[sb + E.K_JUGGERNAUT])
+    for t in range(R.N_DT):
+        b.hand[t] = np.int64(obs[E.K_HAND + t])
+    b.high_ground = np.int64(obs[E.K_HIGH_GROUND])
+    b.silo = np.int64(obs[E.K_SILO_IN_HAND])
+    b.water = np.int64(obs[E.K_WATER])
+    b.deck_n = np.int64(obs[E.K_DECK_N])
+    b.reshuffled = np.int64(obs[E.K_RESHUFFLED])
+    b.event_resolved = np.int64(obs[E.K_EVENT_RESOLVED])
+    b.raiders_slot = 2 if obs[E.K_OPTIONS] != 0 else 3
+    b.phase = _code(obs, E.K_PHASE)
+    _no_context(b)
+    if b.phase == R.PHASE_DRAFT:
+        for k in range(6):
+            b.offer[k] = _code(obs, E.K_OFFER + k)
+    elif b.phase == R.PHASE_DECISION:
+        b.op = _code(obs, E.K_PEND_OP)
+        b.prog = _code(obs, E.K_PEND_PROG)
+        b.pc = _code(obs, E.K_PEND_PC)
+        b.src = _code(obs, E.K_PEND_SRC)
+        b.that = _code(obs, E.K_PEND_THAT)
+        b.person = _code(obs, E.K_PEND_PERSON)
+        b.lift = _code(obs, E.K_LIFT_TYPE)
+        for k in range(E.N_REVEALED):
+            b.revealed[k] = _code(obs, E.K_REVEALED + k)
 
 
 # ---- worth of single cards ------------------------------------------------------------------
@@ -804,8 +933,8 @@ def _main_action(b, mask):
 
 # ---- decisions ------------------------------------------------------------------------------
 @kernel
-def _that_type(b, obs):
-    pos = _onehot(obs, E.PEND_THAT, 18)
+def _that_type(b):
+    pos = b.that
     if pos < 0:
         return -1
     s, c, i = pos // 9, (pos // 3) % 3, pos % 3
@@ -813,7 +942,7 @@ def _that_type(b, obs):
 
 
 @kernel
-def _target_score(b, obs, op, s, c, i):
+def _target_score(b, op, s, c, i):
     if op == R.OP_RESTORE or op == R.OP_RESTORE_READY or op == R.OP_RESTORE_MANY:
         return _restore_worth(b, c, i) if s == 0 else NEG
     if op == R.OP_MIMIC or op == R.OP_ADRENALINE:
@@ -821,7 +950,7 @@ def _target_score(b, obs, op, s, c, i):
         if t < 0:
             return NEG
         best = NEG
-        src = _onehot(obs, E.PEND_SRC, 18)
+        src = b.src
         sc = (src // 3) % 3 if src >= 0 else -1
         si = src % 3 if src >= 0 else -1
         for k in range(R.PERSON_N_ABILITIES[t]):
@@ -861,9 +990,9 @@ def _hand_pick(b, mask, want_best):
 
 
 @kernel
-def _choose_option(b, obs, mask, op):
-    prog = _onehot(obs, E.PEND_PROG, E.N_PROGRAMS)
-    pc = _onehot(obs, E.PEND_PC, 6)
+def _choose_option(b, mask, op):
+    prog = b.prog
+    pc = b.pc
     best_a = -1
     best_v = NEG
     for k in range(4):
@@ -893,19 +1022,19 @@ def _choose_option(b, obs, mask, op):
                             lo2 = w
                 v = -(lo1 + lo2)
         elif op == R.OP_MILL_JUNK:
-            t = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
+            t = b.revealed[k]
             if t >= 0:
                 v = _simple_worth(b, R.JUNK_PROG[R.DECK_TYPE_JUNK[t]], -1, -1)
         elif op == R.OP_DRAW_DISCARD:  # Interrogate: the card kept
-            t = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
+            t = b.revealed[k]
             v = CARD_WORTH[t] if t >= 0 else 0.0
         elif op == R.OP_DRAW_2_DISCARD_1:  # Supply Depot: the card discarded
-            t = _onehot(obs, E.REVEALED + k * R.N_DT, R.N_DT)
+            t = b.revealed[k]
             v = -CARD_WORTH[t] if t >= 0 else 0.0
         elif op == R.OP_PUSH_BACK:
             v = 0.5
         elif op == R.OP_MIMIC or op == R.OP_ADRENALINE or op == R.OP_PARACHUTE:
-            t = _onehot(obs, E.PEND_PERSON, R.N_PT) if op == R.OP_PARACHUTE else _that_type(b, obs)
+            t = b.person if op == R.OP_PARACHUTE else _that_type(b)
             if t >= 0 and k < R.PERSON_N_ABILITIES[t]:
                 v = _simple_worth(b, R.PERSON_PROG[t, k], -1, -1)
         if v > best_v:
@@ -917,8 +1046,8 @@ def _choose_option(b, obs, mask, op):
 
 
 @kernel
-def _decision(b, obs, mask):
-    op = _onehot(obs, E.PEND_OP, E.N_OPS)
+def _decision(b, mask):
+    op = b.op
     # TARGET: the opponent's cards by damage done, ours by the least loss
     best_a = -1
     best_v = NEG
@@ -928,7 +1057,7 @@ def _decision(b, obs, mask):
                 a = R.A_TARGET + (s * 3 + c) * 3 + i
                 if mask[a] == 0:
                     continue
-                v = _target_score(b, obs, op, s, c, i)
+                v = _target_score(b, op, s, c, i)
                 if best_a < 0 or v > best_v:
                     best_v = v
                     best_a = a
@@ -938,10 +1067,10 @@ def _decision(b, obs, mask):
         return best_a
     # PLACE: the entering person (or punk) where it shields a live camp
     worth = PUNK_WORTH
-    t = _onehot(obs, E.PEND_PERSON, R.N_PT)
+    t = b.person
     if t >= 0:
         worth = PERSON_WORTH[t]
-    lift = _onehot(obs, E.LIFT_TYPE, R.N_PT)
+    lift = b.lift
     if lift >= 0:
         worth = PERSON_WORTH[lift]
     for c in range(3):
@@ -958,7 +1087,7 @@ def _decision(b, obs, mask):
     if best_a >= 0:
         return best_a
     if mask[R.A_CHOOSE] != 0 or mask[R.A_CHOOSE + 1] != 0 or mask[R.A_CHOOSE + 2] != 0:
-        return _choose_option(b, obs, mask, op)
+        return _choose_option(b, mask, op)
     # SELECT_HAND: Warehouse stops after one discard; discards lose the least
     if op == R.OP_WAREHOUSE and mask[R.A_SKIP] != 0:
         return R.A_SKIP
@@ -998,32 +1127,38 @@ def heuristic_action(obs, mask):
     # A record view does not keep its array alive and Numba frees an array right after its
     # last use, so the array is passed down and held by the caller until the decision is made.
     boards = np.zeros(1, BOARD_DTYPE)
-    return _heuristic_action(obs, mask, boards)
+    _decode(obs, boards[0])
+    return _board_action(mask, boards)
 
 
-# Standalone rather than heuristic_action, which only allocates the board it passes in.
-@standalone_kernel(
-    array_arg(np.float32), array_arg(np.int8), array_arg(BOARD_DTYPE), returns=types.int64
-)
-def _heuristic_action(obs, mask, boards):
+@kernel
+def heuristic_action_compact(obs, mask):
+    """``heuristic_action`` on the compact observation (``observation="compact"``): the same
+    board, so the same action (tests/test_search_speedups.py); the search's play-outs use it."""
+    boards = np.zeros(1, BOARD_DTYPE)
+    _decode_compact(obs, boards[0])
+    return _board_action(mask, boards)
+
+
+# Standalone: both observations' kernels share one compiled copy of the decisions.
+@standalone_kernel(array_arg(np.int8), array_arg(BOARD_DTYPE), returns=types.int64)
+def _board_action(mask, boards):
     b = boards[0]
-    _decode(obs, b)
-    phase = _onehot(obs, E.PHASE_ONEHOT, 4)
     action = -1
-    if phase == R.PHASE_DRAFT:
+    if b.phase == R.PHASE_DRAFT:
         best = NEG
         for k in range(6):
             if mask[R.A_KEEP + k] == 0:
                 continue
-            camp = _onehot(obs, E.OFFER + k * R.N_CAMPS, R.N_CAMPS)
+            camp = b.offer[k]
             v = CAMP_DRAFT_WORTH[camp] if camp >= 0 else 0.0
             if v > best:
                 best = v
                 action = R.A_KEEP + k
-    elif phase == R.PHASE_ACTIONS:
+    elif b.phase == R.PHASE_ACTIONS:
         action = _main_action(b, mask)
-    elif phase == R.PHASE_DECISION:
-        action = _decision(b, obs, mask)
+    elif b.phase == R.PHASE_DECISION:
+        action = _decision(b, mask)
     return _legal_or(action, mask, R.A_SKIP)
 
 

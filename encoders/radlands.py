@@ -1,4 +1,5 @@
-"""Radlands observation: a float32 vector of ``OBS_SIZE`` (1486) seen from one player.
+"""Radlands observation: a float32 vector of ``OBS_SIZE`` (1486) seen from one player; the
+compact observation (``observation="compact"``, ``COMPACT_OBS_SIZE`` = 214) at the end.
 
 It shows only what RAD-G4 lets that player know: the board, both event queues, water, the
 Water Silos, the player's own hand (the opponent's only as a size), deck and discard sizes,
@@ -91,6 +92,8 @@ The draft rows are zero outside the draft; the pending rows are zero outside the
 phase. Sides, indices ``c`` and ``i`` and the revealed rows follow the state and action
 layout of ``envs/radlands/rules.py`` (see docs/radlands.md).
 """
+
+from types import SimpleNamespace
 
 import numpy as np
 from numba import prange, types
@@ -399,3 +402,301 @@ OBS_LOW.setflags(write=False)
 OBS_HIGH.setflags(write=False)
 
 assert len(OP) + 5 == N_OPS, "the internal ops follow the table ops"
+
+
+# ---- compact observation (``observation="compact"``) -----------------------------------------
+# The same information in 214 floats instead of 1486: every one-hot block of the full vector
+# becomes one categorical code (index + 1, 0 = none), everything else is copied, in the same
+# order. Codes: camp id, camp's index in its column, person type (0 for a punk: RAD-K3), queued
+# event (1-10 event types, 11 Raiders), discard top and revealed cards (deck type), phase,
+# offered and kept camps, pending op, program, step, target kind, owner (1 observer, 2
+# opponent), source and picked card ((side*3 + c)*3 + i), person type being played or moved.
+# ``compact_from_full`` maps one vector to the other exactly (the test's slow reference). Codes
+# are categories, not magnitudes: embed them (or one-hot them in the model) rather than scale.
+def _one_hot_blocks():
+    """(start, length) of every one-hot block of the full vector, in order."""
+    blocks = []
+    for side in range(2):
+        for c in range(COLS):
+            cb = side * SIDE_BLOCK + S_COLS + c * COL_BLOCK
+            blocks += [(cb + C_CAMP, N_CAMPS), (cb + C_CAMP_POS, DEPTH)]
+            for j in range(DEPTH - 1):
+                blocks.append((cb + C_PEOPLE + j * PERSON_BLOCK + PB_TYPE, N_PT))
+        blocks += [(side * SIDE_BLOCK + S_QUEUE + j * QUEUE_SLOT, QUEUE_SLOT) for j in range(3)]
+    blocks += [(DISCARD_TOP, N_DT), (PHASE_ONEHOT, N_PHASES)]
+    blocks += [(REVEALED + k * N_DT, N_DT) for k in range(N_REVEALED)]
+    blocks += [(OFFER + k * N_CAMPS, N_CAMPS) for k in range(6)]
+    blocks += [(PICKS + c * N_CAMPS, N_CAMPS) for c in range(3)]
+    blocks += [
+        (PEND_OP, N_OPS),
+        (PEND_PROG, N_PROGRAMS),
+        (PEND_PC, MAX_STEPS),
+        (PEND_TARGET, N_TARGET_KINDS),
+        (PEND_OWNER, 2),
+        (PEND_SRC, 2 * COLS * DEPTH),
+        (PEND_THAT, 2 * COLS * DEPTH),
+        (PEND_PERSON, N_PT),
+        (LIFT_TYPE, N_PT),
+    ]
+    return blocks
+
+
+ONE_HOT_BLOCKS = _one_hot_blocks()
+
+
+def compact_offset(full_offset: int) -> int:
+    """Where the entry (or the code of the one-hot block) at ``full_offset`` sits compactly."""
+    return full_offset - sum(n - 1 for start, n in ONE_HOT_BLOCKS if start < full_offset)
+
+
+# Column block, person slot and side block of the compact layout (relative offsets).
+K_CAMP = 0  # camp id + 1
+K_CAMP_DAMAGED = 1
+K_CAMP_DESTROYED = 2
+K_CAMP_USED = 3
+K_CAMP_USED_ONCE = 4
+K_CAMP_POS = 5  # the camp's index in its column + 1
+K_PEOPLE = 6
+KB_PRESENT = 0
+KB_TYPE = 1  # person type + 1; 0 for a punk
+KB_PUNK = 2
+KB_DAMAGED = 3
+KB_READY = 4
+KB_USED_ONCE = 5
+K_PERSON_BLOCK = 6
+K_COL_BLOCK = K_PEOPLE + (DEPTH - 1) * K_PERSON_BLOCK  # 18
+K_QUEUE = COLS * K_COL_BLOCK  # 3 codes: event type + 1, or N_ET + 1 for Raiders
+K_SILO_IN_HAND = K_QUEUE + 3
+K_HAND_SIZE = K_SILO_IN_HAND + 1
+K_JUGGERNAUT = K_HAND_SIZE + 1
+K_ENTERED = K_JUGGERNAUT + 1
+K_RAIDERS_RESOLVED = K_ENTERED + 1
+K_HIGH_GROUND = K_RAIDERS_RESOLVED + 1
+K_TURN = K_HIGH_GROUND + 1
+K_DECIDER = K_TURN + 1
+K_FIRST = K_DECIDER + 1
+K_SIDE_BLOCK = K_FIRST + 1  # 66
+# Absolute offsets.
+K_WATER = compact_offset(WATER)
+K_DECK_N = K_WATER + 1
+K_DISCARD_N = K_DECK_N + 1
+K_DISCARD_TOP = K_DISCARD_N + 1  # deck type + 1
+K_RESHUFFLED = K_DISCARD_TOP + 1
+K_PHASE = K_RESHUFFLED + 1  # phase + 1
+K_IN_EVENTS_PHASE = K_PHASE + 1
+K_EVENT_RESOLVED = K_IN_EVENTS_PHASE + 1
+K_ZETO_USED = K_EVENT_RESOLVED + 1
+K_VERA_USED = K_ZETO_USED + 1
+K_OPTIONS = K_VERA_USED + 1
+K_HAND = K_OPTIONS + 3
+K_REVEALED = K_HAND + N_DT  # 4 codes: deck type + 1
+K_OFFER = K_REVEALED + N_REVEALED  # 6 codes: camp id + 1
+K_KEPT = K_OFFER + 6
+K_PICKS = K_KEPT + 6  # 3 codes: camp id + 1
+K_PEND_OP = K_PICKS + 3
+K_PEND_PROG = K_PEND_OP + 1
+K_PEND_PC = K_PEND_PROG + 1
+K_PEND_TARGET = K_PEND_PC + 1
+K_PEND_OWNER = K_PEND_TARGET + 1
+K_PEND_STAGE = K_PEND_OWNER + 1
+K_PEND_COUNT = K_PEND_STAGE + 1
+K_PEND_SRC = K_PEND_COUNT + 1
+K_PEND_THAT = K_PEND_SRC + 1
+K_PEND_PERSON = K_PEND_THAT + 1
+K_LIFT_PRESENT = K_PEND_PERSON + 1
+K_LIFT_TYPE = K_LIFT_PRESENT + 1
+K_LIFT_PUNK = K_LIFT_TYPE + 1
+K_LIFT_DAMAGED = K_LIFT_PUNK + 1
+COMPACT_OBS_SIZE = K_LIFT_DAMAGED + 1  # 214
+
+# The hand-written offsets above are the generic mapping's (the full layout, one-hots folded).
+assert COMPACT_OBS_SIZE == compact_offset(OBS_SIZE)
+assert K_SIDE_BLOCK == compact_offset(SIDE_BLOCK)
+assert K_COL_BLOCK == compact_offset(COL_BLOCK)
+assert K_QUEUE == compact_offset(S_QUEUE) and K_FIRST == compact_offset(S_FIRST)
+assert K_LIFT_TYPE == compact_offset(LIFT_TYPE) and K_PEND_OP == compact_offset(PEND_OP)
+assert (K_CAMP_POS, K_PEOPLE) == (compact_offset(C_CAMP_POS), compact_offset(C_PEOPLE))
+assert K_PERSON_BLOCK == compact_offset(C_PEOPLE + PERSON_BLOCK) - K_PEOPLE
+
+
+@kernel
+def _compact_side(s, p, b, out):
+    """``_encode_side`` in the compact layout: same entries, one-hots as codes."""
+    for c in range(COLS):
+        cb = b + c * K_COL_BLOCK
+        out[cb : cb + K_COL_BLOCK] = 0.0
+        slot = 0
+        for i in range(s.col_len[p, c]):
+            if s.ent_kind[p, c, i] == CAMP:
+                out[cb + K_CAMP] = s.camp[p, c] + 1
+                state = s.camp_state[p, c]
+                out[cb + K_CAMP_DAMAGED] = 1.0 if state == 1 else 0.0
+                out[cb + K_CAMP_DESTROYED] = 1.0 if state == 2 else 0.0
+                out[cb + K_CAMP_USED] = s.camp_used[p, c]
+                out[cb + K_CAMP_USED_ONCE] = s.ent_used_once[p, c, i]
+                out[cb + K_CAMP_POS] = i + 1
+            elif s.ent_kind[p, c, i] == PERSON and slot < DEPTH - 1:
+                pb = cb + K_PEOPLE + slot * K_PERSON_BLOCK
+                slot += 1
+                out[pb + KB_PRESENT] = 1.0
+                if s.ent_punk[p, c, i] == 1:
+                    out[pb + KB_PUNK] = 1.0  # RAD-K3: a punk's type is never shown
+                else:
+                    out[pb + KB_TYPE] = s.ent_type[p, c, i] + 1
+                damaged = s.ent_damaged[p, c, i]
+                out[pb + KB_DAMAGED] = damaged
+                out[pb + KB_READY] = 1.0 if damaged == 0 and s.ent_not_ready[p, c, i] == 0 else 0.0
+                out[pb + KB_USED_ONCE] = s.ent_used_once[p, c, i]
+    for j in range(3):
+        e = s.queue[p, j]
+        code = 0
+        if e >= 0:
+            code = N_ET + 1 if e == RAIDERS else e - N_PT + 1
+        out[b + K_QUEUE + j] = code
+    out[b + K_SILO_IN_HAND] = s.silo_in_hand[p]
+    size = 0
+    for t in range(N_DT):
+        size += s.hand[p, t]
+    out[b + K_HAND_SIZE] = size  # the size is public, the contents are not (RAD-G4)
+    out[b + K_JUGGERNAUT] = s.juggernaut_moves[p]
+    out[b + K_ENTERED] = min(max(s.entered_this_turn[p], 0), 2)
+    out[b + K_RAIDERS_RESOLVED] = s.raiders_resolved[p]
+    out[b + K_HIGH_GROUND] = s.high_ground[p]
+
+
+@kernel
+def _compact_pending(s, player, out):
+    """``_encode_pending`` in the compact layout (the pending rows start zeroed)."""
+    d = s.depth - 1
+    if d < 0:
+        return
+    prog = s.fr_prog[d]
+    if prog == INTERNAL:
+        op = s.fr_op[d]
+    else:
+        op = CODE[prog, s.fr_pc[d], 0]
+    out[K_PEND_OP] = op + 1
+    for k in range(d, -1, -1):
+        if s.fr_prog[k] != INTERNAL:
+            out[K_PEND_PROG] = s.fr_prog[k] + 1
+            if k == d:
+                out[K_PEND_PC] = s.fr_pc[k] + 1
+            break
+    if prog != INTERNAL and (op == OP_DAMAGE or op == OP_DESTROY or op == OP_RESTORE):
+        out[K_PEND_TARGET] = CODE[prog, s.fr_pc[d], 1] + 1
+    owner = s.fr_owner[d]
+    out[K_PEND_OWNER] = 1 if owner == player else 2
+    stage = s.fr_stage[d]
+    out[K_PEND_STAGE] = stage
+    if op == OP_WAREHOUSE or op == OP_DISCARD_HAND or op == OP_MERCENARY or op == OP_REARRANGE:
+        out[K_PEND_COUNT] = s.fr_aux[d]
+    out[K_PEND_SRC] = _position(s, player, s.fr_src[d]) + 1
+    if op == OP_MIMIC or op == OP_ADRENALINE or op == OP_PARACHUTE:
+        pos = _position(s, player, s.fr_that[d])
+        if pos >= 0 and stage >= 1:
+            out[K_PEND_THAT] = pos + 1
+    if op == I_PLAY:
+        out[K_PEND_PERSON] = s.fr_arg[d] + 1  # a played card is shown to the table
+    elif op == OP_PARACHUTE and stage >= 1:
+        out[K_PEND_PERSON] = s.fr_aux[d] + 1
+    if op == OP_REARRANGE and s.lift_uid != 0:
+        out[K_LIFT_PRESENT] = 1.0
+        if s.lift_punk == 1:
+            out[K_LIFT_PUNK] = 1.0
+        else:
+            out[K_LIFT_TYPE] = s.lift_type + 1
+        out[K_LIFT_DAMAGED] = s.lift_damaged
+    # Cards drawn or milled for a keep / discard choice: only their owner looks at them.
+    if owner == player and (
+        op == OP_MILL_JUNK or op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1
+    ):
+        for k in range(min(s.revealed_n, N_REVEALED)):
+            out[K_REVEALED + k] = s.revealed[k] + 1
+
+
+@standalone_kernel(STATES, types.int64, types.int64, array_arg(np.float32))
+def encode_compact_into(states, g, player, out):
+    """The compact observation of ``player`` in game ``g`` into ``out`` (COMPACT_OBS_SIZE)."""
+    s = states[g]
+    over = s.phase == PHASE_OVER
+    draft = s.phase == PHASE_DRAFT
+    for side in range(2):
+        p = player if side == 0 else 1 - player
+        b = side * K_SIDE_BLOCK
+        _compact_side(s, p, b, out)
+        out[b + K_TURN] = 1.0 if not draft and s.turn_player == p else 0.0
+        out[b + K_DECIDER] = 1.0 if not over and s.current_player == p else 0.0
+        out[b + K_FIRST] = 1.0 if not draft and s.first_player == p else 0.0
+    out[K_WATER] = min(max(s.water, 0), WATER_CAP)
+    out[K_DECK_N] = s.deck_n
+    out[K_DISCARD_N] = s.discard_n
+    out[K_DISCARD_TOP] = s.discard[s.discard_n - 1] + 1 if s.discard_n > 0 else 0
+    out[K_RESHUFFLED] = s.reshuffled
+    out[K_PHASE] = s.phase + 1
+    out[K_IN_EVENTS_PHASE] = s.in_events_phase
+    out[K_EVENT_RESOLVED] = s.event_resolved
+    out[K_ZETO_USED] = s.zeto_used
+    out[K_VERA_USED] = s.vera_used
+    out[K_OPTIONS + 0] = 1.0 if s.opt_raiders_slot == 2 else 0.0
+    out[K_OPTIONS + 1] = 1.0 if s.opt_vera == VERA_PER_CARD else 0.0
+    out[K_OPTIONS + 2] = 1.0 if s.opt_zeto == ZETO_RESOLVED else 0.0
+    for t in range(N_DT):
+        out[K_HAND + t] = s.hand[player, t]
+    out[K_REVEALED:COMPACT_OBS_SIZE] = 0.0
+    if draft:
+        # RAD-S3: own offer and own picks only; the opponent's stay hidden until the reveal.
+        for k in range(6):
+            out[K_OFFER + k] = s.offer[player, k] + 1  # -1 (taken from the offer): 0
+            out[K_KEPT + k] = s.kept[player, k]
+        for c in range(min(s.kept_n[player], 3)):
+            out[K_PICKS + c] = s.camp[player, c] + 1
+    if s.phase == PHASE_DECISION:
+        _compact_pending(s, player, out)
+
+
+@parallel_kernel
+def encode_compact_batch(states, players, out):
+    """``out[g]`` = compact observation of ``players[g]`` in game ``g``, for every game."""
+    for g in prange(states.shape[0]):
+        encode_compact_into(states, g, players[g], out[g])
+
+
+def _compact_map(full, code) -> np.ndarray:
+    """The compact vector built from the full vector ``full``: entries copied, every one-hot
+    block replaced by ``code(block)`` (the observation's code, or its bound)."""
+    full = np.asarray(full, np.float32)
+    out = np.zeros(COMPACT_OBS_SIZE, np.float32)
+    starts = {start: n for start, n in ONE_HOT_BLOCKS}
+    x = k = 0
+    while x < OBS_SIZE:
+        n = starts.get(x)
+        out[k] = full[x] if n is None else code(full[x : x + n])
+        x += 1 if n is None else n
+        k += 1
+    return out
+
+
+def _first_code(block) -> int:
+    nz = np.flatnonzero(block)
+    return int(nz[0]) + 1 if nz.size else 0
+
+
+def compact_from_full(full) -> np.ndarray:
+    """The compact observation that goes with the full observation ``full``: the slow
+    reference the compact kernel is tested against (the two carry the same information)."""
+    return _compact_map(full, _first_code)
+
+
+# Bounds of the compact vector: the full vector's caps, and each code's largest value.
+COMPACT_OBS_HIGH = _compact_map(OBS_HIGH, len)
+COMPACT_OBS_LOW = np.zeros(COMPACT_OBS_SIZE, np.float32)
+COMPACT_OBS_HIGH.setflags(write=False)
+COMPACT_OBS_LOW.setflags(write=False)
+
+# ``GameSpec.observations["compact"]`` (envs/radlands/spec.py): what the compact spec reads.
+COMPACT = SimpleNamespace(
+    OBS_SIZE=COMPACT_OBS_SIZE,
+    OBS_HIGH=COMPACT_OBS_HIGH,
+    encode_into=encode_compact_into,
+    encode_batch=encode_compact_batch,
+)

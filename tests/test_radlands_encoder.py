@@ -3,7 +3,9 @@
 RAD-G4 lists what is hidden: punk identities (from both players), the opponent's hand, the
 deck order; only the top of the discard pile is shown. RAD-S3: the draft picks are secret
 until both players reveal them together. The leak tests change exactly those hidden things in
-a copy of a position and require both players' observations to stay the same.
+a copy of a position and require both players' observations to stay the same; they run on the
+full and on the compact observation (``observation="compact"``, tests/test_radlands_compact_obs.py
+has the rest of its tests), which must hide the same things.
 """
 
 import numpy as np
@@ -50,7 +52,21 @@ from meeple_gym.radlands.rules import (
 N_OPTION_BITS = 16  # every combination of the four OPTION_* bits
 
 
-GAME = KernelGame("radlands", over=lambda s: s["phase"] == PHASE_OVER)
+def game_over(s):
+    return s["phase"] == PHASE_OVER
+
+
+GAME = KernelGame("radlands", over=game_over)
+COMPACT = KernelGame("radlands", over=game_over)
+COMPACT.encoder = enc.COMPACT
+COMPACT.obs_size = enc.COMPACT_OBS_SIZE
+VIEWS = {"full": GAME, "compact": COMPACT}
+
+
+@pytest.fixture(params=tuple(VIEWS))
+def view(request):
+    """The game observed through the full or the compact encoder."""
+    return VIEWS[request.param]
 
 
 def new_game(seed, options=0):
@@ -70,8 +86,9 @@ def both(states):
     return observe(states, 0), observe(states, 1)
 
 
-def assert_same_for_both(a, b):
-    GAME.assert_same_view(a, b, range(2))
+def unseen_by_both(view):
+    """``assert_unseen(a, b)``: both players' ``view`` of ``a`` and ``b`` is the same."""
+    return lambda a, b: view.assert_same_view(a, b, range(2))
 
 
 def column_block(side, c):
@@ -179,13 +196,15 @@ def leak_positions():
         yield from random_positions(300 + seed, every=3)
 
 
-def test_deck_order_and_rng_do_not_leak():
+def test_deck_order_and_rng_do_not_leak(view):
+    # RAD-G4: nobody knows the deck order; the RNG word decides only what is still unknown.
     rng = np.random.default_rng(1)
-    assert count_reshuffled_unseen(leak_positions(), rng, assert_same_for_both) > 100
+    assert count_reshuffled_unseen(leak_positions(), rng, unseen_by_both(view)) > 100
 
 
-def test_punk_types_do_not_leak_on_either_side():
-    # A punk's card swapped with a deck card of another type: same counts, other identity.
+def test_punk_types_do_not_leak_on_either_side(view):
+    # RAD-K3: a punk's card swapped with a deck card of another type (same counts, other
+    # identity); not even the punk's owner may see the difference.
 
     def swap_punks(s):
         changed = False
@@ -202,10 +221,11 @@ def test_punk_types_do_not_leak_on_either_side():
                             break
         return changed
 
-    assert count_unseen_edits(leak_positions(), swap_punks, assert_same_for_both) > 20
+    assert count_unseen_edits(leak_positions(), swap_punks, unseen_by_both(view)) > 20
 
 
-def test_opponent_hand_contents_do_not_leak():
+def test_opponent_hand_contents_do_not_leak(view):
+    # RAD-G4: the opponent's hand shows as a size only.
     checked = 0
     for states in leak_positions():
         for owner in range(2):
@@ -219,14 +239,14 @@ def test_opponent_hand_contents_do_not_leak():
             new = (t + 1 + np.arange(N_DECK_TYPES - 1)) % N_DECK_TYPES
             hand[t] -= 1
             hand[new[0]] += 1
-            np.testing.assert_array_equal(observe(states, 1 - owner), observe(other, 1 - owner))
-            # the owner does see their own hand
-            assert not np.array_equal(observe(states, owner), observe(other, owner))
+            # the opponent sees no change, the owner does see their own hand
+            view.assert_only_owner_sees(states, other, owner, 2)
             checked += 1
     assert checked > 100
 
 
-def test_discard_pile_below_the_top_does_not_leak():
+def test_discard_pile_below_the_top_does_not_leak(view):
+    # RAD-G4: only the top card of the discard pile is shown.
 
     def below_the_top(s):
         n = s["discard_n"]
@@ -235,7 +255,7 @@ def test_discard_pile_below_the_top_does_not_leak():
         s["discard"][: n - 1] = (s["discard"][: n - 1] + 1) % N_DECK_TYPES
         return True
 
-    assert count_unseen_edits(leak_positions(), below_the_top, assert_same_for_both) > 50
+    assert count_unseen_edits(leak_positions(), below_the_top, unseen_by_both(view)) > 50
 
 
 def draft_states(seed):
@@ -251,7 +271,8 @@ def draft_states(seed):
     yield states.copy()
 
 
-def test_opponent_draft_offer_and_picks_do_not_leak():
+def test_opponent_draft_offer_and_picks_do_not_leak(view):
+    # RAD-S3: each player's offer and picks stay secret until both reveal their camps.
     rng = np.random.default_rng(3)
     for seed in range(5):
         for states in draft_states(seed):
@@ -264,12 +285,12 @@ def test_opponent_draft_offer_and_picks_do_not_leak():
                 s["kept"][owner] = rng.permutation([1, 1, 1, 0, 0, 0])
                 s["kept_n"][owner] = rng.integers(0, 4)
                 s["camp"][owner] = rng.permutation(N_CAMPS)[:3]
-                np.testing.assert_array_equal(observe(states, 1 - owner), observe(other, 1 - owner))
-                assert not np.array_equal(observe(states, owner), observe(other, owner))
+                view.assert_only_owner_sees(states, other, owner, 2)
 
 
-def test_revealed_cards_only_for_their_owner():
-    # Interrogate (RAD-K5, bomb 0): draw 4, keep one; the 4 cards are the owner's secret.
+def interrogate_decision():
+    """The turn player ``p`` plays Interrogate (RAD-K5, bomb 0): draw 4, keep one. Returns
+    ``(states, p, top4)``, the decision and the 4 cards drawn in draw order."""
     states = new_game(seed=12, options=OPTION_FIRST_GAME_CAMPS)
     s = states[0]
     p = s["turn_player"]
@@ -282,6 +303,12 @@ def test_revealed_cards_only_for_their_owner():
     top4 = s["deck"][s["deck_n"] - 4 : s["deck_n"]][::-1].copy()
     apply_action(states, 0, A_PLAY_EVENT + interrogate - FIRST_EVENT_TYPE)
     assert s["phase"] == PHASE_DECISION and s["current_player"] == p
+    return states, p, top4
+
+
+def test_revealed_cards_only_for_their_owner():
+    # RAD-G4: the 4 cards Interrogate draws are their owner's secret.
+    states, p, top4 = interrogate_decision()
     own = observe(states, p)
     rows = own[enc.REVEALED : enc.REVEALED + 4 * N_DECK_TYPES].reshape(4, N_DECK_TYPES)
     assert rows.argmax(axis=1).tolist() == top4.tolist() and rows.sum() == 4
@@ -291,10 +318,14 @@ def test_revealed_cards_only_for_their_owner():
     assert not theirs[enc.REVEALED : enc.REVEALED + 4 * N_DECK_TYPES].any()
     assert theirs[enc.PEND_OP + OP["DRAW_DISCARD"]] == 1  # that Interrogate resolves is public
     assert theirs[enc.PEND_OWNER + 1] == 1
-    # Other revealed cards (with the same hand size) change nothing for the opponent.
+
+
+def test_revealed_cards_change_only_their_owners_view(view):
+    # RAD-G4: other revealed cards (with the same hand size) change nothing for the opponent.
+    states, p, _ = interrogate_decision()
     other = states.copy()
     other[0]["revealed"][:4] = (other[0]["revealed"][:4] + 1) % N_DECK_TYPES
-    np.testing.assert_array_equal(theirs, observe(other, 1 - p))
+    view.assert_only_owner_sees(states, other, p, 2)
 
 
 # ---- what is shown ---------------------------------------------------------------------------
@@ -367,11 +398,12 @@ def visible_edits(states):
     return edits
 
 
-def test_visible_changes_show_for_both_players():
+def test_visible_changes_show_for_both_players(view):
     states = new_game(seed=2, options=OPTION_FIRST_GAME_CAMPS)
     for name, other in visible_edits(states).items():
         for player in range(2):
-            assert not np.array_equal(observe(states, player), observe(other, player)), name
+            before, after = view.observe(states, player), view.observe(other, player)
+            assert not np.array_equal(before, after), name
 
 
 def test_sides_are_relative_to_the_observer():
@@ -447,11 +479,11 @@ def test_juggernaut_space_is_shown_even_in_an_empty_column():
 # ---- batch and bounds ------------------------------------------------------------------------
 
 
-def test_batch_encode_equals_single():
+def test_batch_encode_equals_single(view):
     positions = [st for seed in range(3) for st in random_positions(50 + seed, every=9)]
     states = np.concatenate(positions)
     players = (np.arange(len(states)) % 2).astype(np.int64)
-    assert_batch_encode_equals_single(enc, states, players)
+    assert_batch_encode_equals_single(view.encoder, states, players)
 
 
 def test_bounds_contain_observations_over_random_games():
@@ -473,7 +505,7 @@ def test_bounds_contain_observations_over_random_games():
 
 
 @pytest.mark.slow
-def test_no_leaks_and_bounds_over_many_games():
+def test_no_leaks_and_bounds_over_many_games(view):
     rng = np.random.default_rng(9)
     for seed in range(400):
         for states in random_positions(10_000 + seed, every=4):
@@ -491,7 +523,7 @@ def test_no_leaks_and_bounds_over_many_games():
                                 s["deck"][k],
                                 s["ent_type"][p, c, i],
                             )
-            assert_same_for_both(states, other)
+            unseen_by_both(view)(states, other)
             for player in range(2):
-                obs = observe(states, player)
-                assert np.all(obs <= enc.OBS_HIGH) and np.all(obs >= 0)
+                obs = view.observe(states, player)
+                assert np.all(obs <= view.encoder.OBS_HIGH) and np.all(obs >= 0)

@@ -1,8 +1,9 @@
 """Speed-ups of the ISMCTS play-outs keep the decisions: the Everdell heuristic fills a card's
 worth and keep value, and its gain weights, on first use and its token-pays flags in one pass
 over the slots, and must pick what the eager board (all of them filled before deciding, as
-they were) picks, on positions from heuristic self-play and random play. Its play-outs read the
-compact observation: the board decoded from it must be the full observation's, field by field.
+they were) picks, on positions from heuristic self-play and random play. Its play-outs, and
+Radlands', read the compact observation: the board decoded from it must be the full
+observation's, field by field, and the action the same.
 The Century heuristic's cube distance (written out for four colours) and the Endeavor
 heuristic's knapsack (a table over the items that can be taken only) are checked against the
 loops they replaced, on arbitrary input."""
@@ -13,11 +14,13 @@ from hypothesis import strategies as st
 
 import meeple_gym as mg
 from meeple_gym.baselines import everdell_heuristic as H
+from meeple_gym.baselines import radlands_heuristic as RH
 from meeple_gym.baselines.evaluate import make_agent
 from meeple_gym.core.jit import game_kernel, rebind
 from meeple_gym.core.masks import _legal_or  # noqa: F401 - bound in the kernel below
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 from meeple_gym.encoders import everdell as E
+from meeple_gym.encoders import radlands as RE
 
 
 def _eager_and_lazy(obs, masks, out):
@@ -41,13 +44,14 @@ def _eager_and_lazy(obs, masks, out):
         out[i, 1] = heuristic_action(obs[i], masks[i])  # noqa: F821
 
 
-def _positions(size, seed, heuristic_share, num_players=2, compact=False):
+def _positions(size, seed, heuristic_share, num_players=2, compact=False, game="everdell"):
     """Observations and masks of every decision of ``size`` games, the first
     ``heuristic_share`` of them played by the heuristic, the rest at random; with ``compact``
     also the compact observations of the same decisions."""
-    batch = mg.make_batch("everdell", size, num_players, seed)
+    batch = mg.make_batch(game, size, num_players, seed)
+    compact_spec = mg.get_spec(game).with_observation("compact")
     obs = batch.reset()
-    agent = make_agent("heuristic", "everdell", seed)
+    agent = make_agent("heuristic", game, seed)
     words = policy_words(seed, size)
     random_actions = np.zeros(size, dtype=np.int64)
     use_heuristic = np.arange(size) < heuristic_share
@@ -60,8 +64,8 @@ def _positions(size, seed, heuristic_share, num_players=2, compact=False):
         seen_masks.append(batch.legal_mask[live].astype(np.int8))
         if compact:
             states = batch.get_states()
-            out = np.zeros((size, E.COMPACT_OBS_SIZE), np.float32)
-            E.encode_compact_batch(states, states["current_player"].astype(np.int64), out)
+            out = np.zeros((size, compact_spec.obs_size), np.float32)
+            compact_spec.encode_batch(states, states["current_player"].astype(np.int64), out)
             seen_compact.append(out[live])
         random_legal_actions(batch.legal_mask, words, random_actions)
         actions = np.where(use_heuristic, agent.act_batch(obs, batch.legal_mask), random_actions)
@@ -89,17 +93,45 @@ def _full_and_compact(full, compact, masks, full_boards, compact_boards, actions
     for i in range(full.shape[0]):
         _decode(full[i], full_boards[i])  # noqa: F821 - bound below
         _decode_compact(compact[i], compact_boards[i])  # noqa: F821
-        for b in (full_boards[i], compact_boards[i]):  # the values filled on first use, too
-            _gains(b)  # noqa: F821
-            for t in range(NT):  # noqa: F821
-                _worth(b, t)  # noqa: F821
-                _keep(b, t)  # noqa: F821
+        _fill_lazy(full_boards[i])  # noqa: F821
+        _fill_lazy(compact_boards[i])  # noqa: F821
         actions[i, 0] = heuristic_action(full[i], masks[i])  # noqa: F821
         actions[i, 1] = heuristic_action_compact(compact[i], masks[i])  # noqa: F821
 
 
+def _everdell_fill_lazy(b):
+    """The Everdell board's values filled on first use, all of them."""
+    _gains(b)  # noqa: F821 - bound below
+    for t in range(NT):  # noqa: F821
+        _worth(b, t)  # noqa: F821
+        _keep(b, t)  # noqa: F821
+
+
+def _nothing_lazy(b):
+    """The Radlands board fills every field when decoded."""
+
+
+def _compact_check_kernel(game, heuristic, fill_lazy):
+    namespace = dict(vars(heuristic))
+    namespace["_fill_lazy"] = game_kernel(rebind(fill_lazy, namespace), game)
+    return game_kernel(rebind(_full_and_compact, namespace), game)
+
+
+def _assert_boards_and_actions_agree(kernel, heuristic, full, compact, masks, label):
+    full_boards = np.zeros(full.shape[0], heuristic.BOARD_DTYPE)
+    compact_boards = np.zeros(full.shape[0], heuristic.BOARD_DTYPE)
+    actions = np.zeros((full.shape[0], 2), np.int64)
+    kernel(full, compact, masks, full_boards, compact_boards, actions)
+    for name in heuristic.BOARD_DTYPE.names:
+        np.testing.assert_array_equal(
+            compact_boards[name], full_boards[name], err_msg=f"{label} field {name}"
+        )
+    assert (actions[:, 0] >= 0).all()
+    np.testing.assert_array_equal(actions[:, 1], actions[:, 0])
+
+
 def test_everdell_heuristic_reads_the_compact_observation_as_the_full_one():
-    kernel = game_kernel(rebind(_full_and_compact, dict(vars(H))), "everdell")
+    kernel = _compact_check_kernel("everdell", H, _everdell_fill_lazy)
     # Solo (Rugwort's fields), two and four players; heuristic and random play.
     for num_players, size, share in ((1, 4, 2), (2, 6, 3), (4, 4, 2)):
         full, masks, compact = _positions(size, 5 + num_players, share, num_players, True)
@@ -107,16 +139,22 @@ def test_everdell_heuristic_reads_the_compact_observation_as_the_full_one():
         # The compact kernel's vector is the slow reference's, so the test reads real input.
         for i in range(0, full.shape[0], 97):
             np.testing.assert_array_equal(compact[i], E.compact_from_full(full[i]))
-        full_boards = np.zeros(full.shape[0], H.BOARD_DTYPE)
-        compact_boards = np.zeros(full.shape[0], H.BOARD_DTYPE)
-        actions = np.zeros((full.shape[0], 2), np.int64)
-        kernel(full, compact, masks, full_boards, compact_boards, actions)
-        for name in H.BOARD_DTYPE.names:
-            np.testing.assert_array_equal(
-                compact_boards[name], full_boards[name], err_msg=f"{num_players}p field {name}"
-            )
-        assert (actions[:, 0] >= 0).all()
-        np.testing.assert_array_equal(actions[:, 1], actions[:, 0])
+        _assert_boards_and_actions_agree(kernel, H, full, compact, masks, f"{num_players}p")
+
+
+def test_radlands_heuristic_reads_the_compact_observation_as_the_full_one():
+    """Every decision of heuristic and random games, draft to the end: the same board (the
+    decision's context too: pending op, program, step, source, picked card, revealed cards,
+    offered camps) and the same action from either observation."""
+    kernel = _compact_check_kernel("radlands", RH, _nothing_lazy)
+    full, masks, compact = _positions(16, 23, 8, 2, True, game="radlands")
+    assert full.shape[0] > 3000
+    phases = compact[:, RE.K_PHASE].astype(int) - 1
+    ops = set(compact[phases == 2, RE.K_PEND_OP].astype(int).tolist())
+    assert {0, 1, 2} <= set(phases.tolist()) and len(ops) > 10  # draft, actions, many decisions
+    for i in range(0, full.shape[0], 53):
+        np.testing.assert_array_equal(compact[i], RE.compact_from_full(full[i]))
+    _assert_boards_and_actions_agree(kernel, RH, full, compact, masks, "radlands")
 
 
 # ---- Century and Endeavor heuristics: cheaper code, same results -------------------------------

@@ -79,7 +79,10 @@ SPEC = GameSpec.from_modules(
         "scale": 1.0,
         "scores": "meeple_gym.baselines.ismcts:_scores_radlands",
         "score_kernels": {"record_scores": "meeple_gym.radlands.rules:_record_scores"},
-        "rollout": "meeple_gym.baselines.radlands_heuristic:heuristic_action",
+        # Play-outs encode the compact observation, which the heuristic reads without one-hot
+        # scans: the same decisions (tests/test_search_speedups.py; benchmarks/README.md).
+        "rollout": "meeple_gym.baselines.radlands_heuristic:heuristic_action_compact",
+        "rollout_observation": "compact",
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
     # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
@@ -93,4 +96,6 @@ SPEC = GameSpec.from_modules(
         "play": "sample",
     },
     bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
+    # observation="compact": the same information in 214 floats (docs/radlands.md).
+    observations={"compact": "meeple_gym.encoders.radlands:COMPACT"},
 )
