@@ -172,7 +172,8 @@ def _decode(obs, v):
     v.gov_slot = -1
     for k in range(R.N_SLOTS):
         b = E.SLOTS + k * E.SLOT_BLOCK
-        v.slot_city[k] = _onehot(obs, b + E.S_CITY, R.NC)
+        # An empty slot (a region not open yet) has no city entry set: no need to scan for it.
+        v.slot_city[k] = _onehot(obs, b + E.S_CITY, R.NC) if obs[b + E.S_PRESENT] != 0 else -1
         v.slot_owner[k] = _onehot(obs, b + E.S_OWNER, R.MAXP)
         v.slot_up[k] = np.int64(obs[b + E.S_UPGRADED])
         if obs[b + E.S_SETTLING] != 0:
