@@ -85,6 +85,7 @@ VIEW_DTYPE = np.dtype(
         ("strength", np.int64),
         ("used", np.int64),
         ("gov_slot", np.int64),
+        ("role", np.int64),  # own role this round, -1 none
         # Scratch space of the plans, which never run inside one another (a planning
         # decision allocated about twenty small arrays).
         ("k_cost", np.int64, (MAX_ITEMS,)),  # knapsack items (_craft_plan, _politics_plan)
@@ -190,6 +191,65 @@ def _decode(obs, v):
         v.hand[e] = np.int64(obs[E.OWN_EMPIRE_HAND + e])
     v.strength = np.int64(obs[E.STRENGTH])
     v.used = np.int64(obs[E.USED])
+    v.role = _onehot(obs, E.PLAYERS + E.P_ROLE, R.N_ROLES)
+
+
+@kernel
+def _decode_compact(obs, v):
+    """``_decode`` of the compact observation (``encoders.endeavor.encode_compact_into``): the
+    same view, field for field, with codes instead of one-hot scans."""
+    v.n = np.int64(obs[E.C_NUM_PLAYERS]) + E.MIN_PLAYERS - 1
+    v.rnd = np.int64(obs[E.C_ROUND])
+    v.phase = np.int64(obs[E.C_PHASE]) - 1
+    v.sub = max(0, np.int64(obs[E.C_SUB]) - 1)
+    v.discount = 0
+    v.extra_good = 0
+    v.bonus[:] = 0
+    v.region_pts[:] = 0
+    for i in range(R.MAXP):
+        b = i * E.C_PLAYER_BLOCK
+        v.pool[i] = np.int64(obs[b + E.CP_POOL])
+        v.board_n[i] = np.int64(obs[b + E.CP_BOARD_N])
+        v.markers[i] = np.int64(obs[b + E.CP_MARKERS])
+        v.defence[i] = 0
+        for g in range(R.NG):
+            v.goods[i, g] = np.int64(obs[b + E.CP_GOODS + g])
+        for r in range(R.NR):
+            v.ships[i, r] = np.int64(obs[b + E.CP_SHIPS + r])
+        # Board codes ascend through city, building, empire ids: the order of the flag scan.
+        for j in range(R.BOARD if i < v.n else 0):
+            flag = np.int64(obs[b + E.CP_BOARD + j]) - 1
+            if flag < 0:
+                break
+            if flag < R.NC:
+                ab, arg = _card_ability(0, flag)
+            elif flag < R.NC + R.NB:
+                ab, arg = _card_ability(1, flag - R.NC)
+            else:
+                ab, arg = _card_ability(2, flag - R.NC - R.NB)
+            _add_ability(v, i, ab, arg)
+    v.placed = np.int64(obs[E.CP_PLACED])
+    v.gov_slot = -1
+    for k in range(R.N_SLOTS):
+        b = E.C_SLOTS + k * E.C_SLOT_BLOCK
+        v.slot_city[k] = np.int64(obs[b + E.CS_CITY]) - 1
+        v.slot_owner[k] = np.int64(obs[b + E.CS_OWNER]) - 1
+        v.slot_up[k] = np.int64(obs[b + E.CS_UPGRADED])
+        if obs[b + E.CS_SETTLING] != 0:
+            v.gov_slot = k
+    for r in range(R.NR):
+        v.open[r] = np.int64(obs[E.C_REGIONS + r * E.REGION_BLOCK + E.R_OPEN])
+    for i in range(R.MARKET):
+        v.emarket[i] = np.int64(obs[E.C_EMPIRE_MARKET + i]) - 1
+    for i in range(R.B_MARKET):
+        v.bmarket[i] = np.int64(obs[E.C_BUILDING_MARKET + i]) - 1
+    for r in range(R.N_ROLES):
+        v.roles[r] = np.int64(obs[E.C_OWN_ROLE_HAND + r])
+    for e in range(R.NEMP):
+        v.hand[e] = np.int64(obs[E.C_OWN_EMPIRE_HAND + e])
+    v.strength = np.int64(obs[E.C_STRENGTH])
+    v.used = np.int64(obs[E.C_USED])
+    v.role = np.int64(obs[E.CP_ROLE]) - 1
 
 
 # ---- worth of things -------------------------------------------------------------------------
@@ -707,8 +767,8 @@ def _return_card(v, mask):
 
 # ---- executing a role ------------------------------------------------------------------------
 @kernel
-def _execute(v, obs, mask):
-    role = _onehot(obs, E.PLAYERS + E.P_ROLE, R.N_ROLES)
+def _execute(v, mask):
+    role = v.role
     s = v.strength
     if v.sub == R.SUB_HOME_GOOD:
         best = -1
@@ -754,10 +814,10 @@ def _best_or_done(a):
     return a if a >= 0 else R.A_DONE
 
 
-@kernel
-def _decide(views, obs, mask):
+# Standalone: both observations' entry points share one compiled copy of the decisions.
+@standalone_kernel(array_arg(np.int8), array_arg(VIEW_DTYPE), returns=types.int64)
+def _decide(mask, views):
     v = views[0]
-    _decode(obs, v)
     action = -1
     if v.phase == R.PH_START_CITY:
         action = _start_city(v, mask)
@@ -768,8 +828,8 @@ def _decide(views, obs, mask):
     elif v.phase == R.PH_PLAN_TOKENS:
         action = _plan_tokens(mask)
     elif v.phase == R.PH_ROLE:
-        action = _execute(v, obs, mask)
-    return action
+        action = _execute(v, mask)
+    return _legal_or(action, mask, R.A_DONE)
 
 
 @standalone_kernel(array_arg(np.float32), array_arg(np.int8), returns=types.int64)
@@ -778,8 +838,17 @@ def heuristic_action(obs, mask):
     # The record ``views[0]`` points into ``views``: the array is passed down so that it stays
     # alive while the record is used (a record alone does not keep its array alive).
     views = np.zeros(1, VIEW_DTYPE)
-    action = _decide(views, obs, mask)
-    return _legal_or(action, mask, R.A_DONE)
+    _decode(obs, views[0])
+    return _decide(mask, views)
+
+
+@standalone_kernel(array_arg(np.float32), array_arg(np.int8), returns=types.int64)
+def heuristic_action_compact(obs, mask):
+    """``heuristic_action`` on the compact observation (``observation="compact"``): the same
+    view, so the same action (tests/test_search_speedups.py); the search's play-outs use it."""
+    views = np.zeros(1, VIEW_DTYPE)
+    _decode_compact(obs, views[0])
+    return _decide(mask, views)
 
 
 class EndeavorHeuristicAgent(KernelAgent, policy=heuristic_action, game="endeavor"):

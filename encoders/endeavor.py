@@ -1,4 +1,5 @@
-"""Endeavor observation: a float32 vector of ``OBS_SIZE`` (1902) seen from one player.
+"""Endeavor observation: a float32 vector of ``OBS_SIZE`` (1902) seen from one player; the
+compact observation (``observation="compact"``, ``COMPACT_OBS_SIZE`` = 409) at the end.
 
 It shows only what that player may know. Public: the round, phase and role sub-step, who
 decides, every player's tokens, goods, ships, board cards, markers and score, the cities in the
@@ -80,6 +81,8 @@ A city slot: 0 present, 1-49 city id one-hot, 50-54 the city's good one-hot, 55 
 62 upgraded, 63 already collected from in this Merchant action, 64 the city being settled by
 the Governor. Slot ``k`` is the index of the ``A_SLOT`` / ``A_UPGRADE`` actions.
 """
+
+from types import SimpleNamespace
 
 import numpy as np
 from numba import prange, types
@@ -375,3 +378,309 @@ OBS_LOW.setflags(write=False)
 OBS_HIGH.setflags(write=False)
 
 assert PH_START_CITY == 0 and PH_OVER == N_PHASES - 1, "phase one-hot follows rules.PH_*"
+
+
+# ---- compact observation (``observation="compact"``) -----------------------------------------
+# The same information in 409 floats instead of 1902, in the same order: every one-hot block
+# becomes one categorical code (index + 1, 0 = none), and a player's 99 board-card flags (city,
+# building, empire ids, in that order) become the indices of the flags that are set, + 1, in
+# ascending order, padded with 0 (a board holds at most ``BOARD`` = 9 cards; like the flags,
+# a second copy of a card shows once). Everything else is copied. Codes: planning and
+# execution position, role (per player); city, its good, marker owner by relative seat (per
+# slot); market cards; phase, role sub-step, number of players (2-4 as 1-3).
+# ``compact_from_full`` maps one vector to the other exactly (the test's slow reference). Codes
+# are categories, not magnitudes: embed them (or one-hot them in the model) rather than scale.
+N_BOARD_FLAGS = NC + NB + NEMP  # 99
+
+
+def _one_hot_blocks():
+    """(start, length) of every one-hot block of the full vector, in order."""
+    blocks = []
+    for i in range(MAXP):
+        b = PLAYERS + i * PLAYER_BLOCK
+        blocks += [(b + P_ORDER, MAXP), (b + P_EXEC_POS, MAXP), (b + P_ROLE, N_ROLES)]
+    for k in range(N_SLOTS):
+        b = SLOTS + k * SLOT_BLOCK
+        blocks += [(b + S_CITY, NC), (b + S_GOOD, NG), (b + S_OWNER, MAXP)]
+    blocks += [(EMPIRE_MARKET + i * NEMP, NEMP) for i in range(MARKET)]
+    blocks += [(BUILDING_MARKET + i * NB, NB) for i in range(B_MARKET)]
+    blocks += [
+        (PHASE_ONEHOT, N_PHASES),
+        (SUB_ONEHOT, N_SUBS),
+        (NUM_PLAYERS_ONEHOT, MAXP - MIN_PLAYERS + 1),
+    ]
+    return blocks
+
+
+ONE_HOT_BLOCKS = _one_hot_blocks()
+# (start, length, codes): flag blocks listed as the ascending indices of their set flags.
+SET_BLOCKS = [
+    (PLAYERS + i * PLAYER_BLOCK + P_BOARD_CITY, N_BOARD_FLAGS, BOARD) for i in range(MAXP)
+]
+
+
+def compact_offset(full_offset: int) -> int:
+    """Where the entry (or the first code of the block) at ``full_offset`` sits compactly."""
+    shrink = sum(n - 1 for start, n in ONE_HOT_BLOCKS if start < full_offset)
+    shrink += sum(n - k for start, n, k in SET_BLOCKS if start < full_offset)
+    return full_offset - shrink
+
+
+# Player block, slot block (relative offsets) and absolute offsets of the compact layout.
+CP_PRESENT = 0
+CP_DECIDER = 1
+CP_FIRST = 2
+CP_ORDER = 3  # planning position + 1
+CP_PLANNED = 4
+CP_EXEC_POS = 5  # execution position + 1
+CP_EXECUTED = 6
+CP_ROLE = 7  # role + 1
+CP_PLACED = 8
+CP_POOL = 9
+CP_LOST = 10
+CP_GOODS = 11
+CP_SHIPS = CP_GOODS + NG
+CP_BOARD_N = CP_SHIPS + NR
+CP_BOARD = CP_BOARD_N + 1  # BOARD codes: board-flag index + 1, ascending, 0 = none
+CP_EMPIRE_HAND_N = CP_BOARD + BOARD
+CP_ROLE_ASIDE = CP_EMPIRE_HAND_N + 1
+CP_ROLE_DECK_N = CP_ROLE_ASIDE + N_ROLES
+CP_MARKERS = CP_ROLE_DECK_N + 1
+CP_SCORE = CP_MARKERS + 1
+C_PLAYER_BLOCK = CP_SCORE + 1  # 43
+CS_PRESENT = 0
+CS_CITY = 1  # city id + 1
+CS_GOOD = 2  # good + 1
+CS_SETTLE = 3
+CS_BUILD = 4
+CS_POINTS = 5
+CS_OWNER = 6  # marker owner's relative seat + 1
+CS_UPGRADED = 7
+CS_COLLECTED = 8
+CS_SETTLING = 9
+C_SLOT_BLOCK = CS_SETTLING + 1  # 10
+C_SLOTS = MAXP * C_PLAYER_BLOCK
+C_REGIONS = C_SLOTS + N_SLOTS * C_SLOT_BLOCK
+C_EMPIRE_MARKET = C_REGIONS + NR * REGION_BLOCK  # MARKET codes: empire id + 1
+C_BUILDING_MARKET = C_EMPIRE_MARKET + MARKET  # B_MARKET codes: building id + 1
+C_ROUND = C_BUILDING_MARKET + B_MARKET
+C_PHASE = C_ROUND + 1  # phase + 1
+C_SUB = C_PHASE + 1  # role sub-step + 1 (phase role only)
+C_NUM_PLAYERS = C_SUB + 1  # number of players - 1
+C_EMPIRE_DECK_N = C_NUM_PLAYERS + 1
+C_BUILDING_DECK_N = C_EMPIRE_DECK_N + 1
+C_STRENGTH = C_BUILDING_DECK_N + 1
+C_USED = C_STRENGTH + 1
+C_TOOK_GOODS = C_USED + 1
+C_HOME_USED = C_TOOK_GOODS + 1
+C_GOV_DUE = C_HOME_USED + 1
+C_OWN_ROLE_HAND = C_GOV_DUE + 1
+C_OWN_EMPIRE_HAND = C_OWN_ROLE_HAND + N_ROLES
+COMPACT_OBS_SIZE = C_OWN_EMPIRE_HAND + NEMP  # 409
+
+# The hand-written offsets above are the generic mapping's (the full layout, blocks folded).
+assert COMPACT_OBS_SIZE == compact_offset(OBS_SIZE)
+assert C_PLAYER_BLOCK == compact_offset(PLAYER_BLOCK)
+assert (CP_ROLE, CP_BOARD, CP_SCORE) == tuple(
+    compact_offset(x) for x in (P_ROLE, P_BOARD_CITY, P_SCORE)
+)
+assert (
+    C_SLOTS == compact_offset(SLOTS)
+    and C_SLOT_BLOCK == compact_offset(SLOTS + SLOT_BLOCK) - C_SLOTS
+)
+assert C_SLOTS + CS_SETTLING == compact_offset(SLOTS + S_SETTLING)
+assert C_REGIONS == compact_offset(REGIONS) and C_ROUND == compact_offset(ROUND)
+assert C_OWN_ROLE_HAND == compact_offset(OWN_ROLE_HAND)
+
+
+@kernel
+def _compact_player(s, p, player, b, out):
+    """``_encode_player`` in the compact layout: same entries, one-hots and board flags coded."""
+    n = int(s.num_players)
+    out[b : b + C_PLAYER_BLOCK] = 0.0
+    out[b + CP_PRESENT] = 1.0
+    if s.phase != PH_OVER and s.current_player == p:
+        out[b + CP_DECIDER] = 1.0
+    if s.first_player == p:
+        out[b + CP_FIRST] = 1.0
+    planning = s.phase == PH_PLAN_ROLE or s.phase == PH_PLAN_TOKENS
+    for i in range(n):
+        if s.order[i] == p:
+            if out[b + CP_ORDER] == 0:
+                out[b + CP_ORDER] = i + 1
+            if planning and i < s.pick_index:
+                out[b + CP_PLANNED] = 1.0
+    revealed = roles_revealed(s)
+    if revealed:
+        out[b + CP_PLANNED] = 1.0
+        for i in range(n):
+            if s.exec_order[i] == p:
+                if out[b + CP_EXEC_POS] == 0:
+                    out[b + CP_EXEC_POS] = i + 1
+                if i < s.exec_index:
+                    out[b + CP_EXECUTED] = 1.0
+    if (revealed or p == player) and s.role[p] >= 0:
+        out[b + CP_ROLE] = int(s.role[p]) + 1
+        out[b + CP_PLACED] = s.placed[p]
+    out[b + CP_POOL] = s.pool[p]
+    out[b + CP_LOST] = s.lost[p]
+    for g in range(NG):
+        out[b + CP_GOODS + g] = min(s.goods[p, g], GOODS_CAP)
+    for r in range(NR):
+        out[b + CP_SHIPS + r] = s.ships[p, r]
+    out[b + CP_BOARD_N] = s.board_n[p]
+    # The board flags' set indices, ascending, each once (insertion into a sorted list).
+    listed = 0
+    for i in range(s.board_n[p]):
+        kind = s.board_kind[p, i]
+        code = int(s.board_id[p, i]) + 1
+        if kind == K_BUILDING:
+            code += NC
+        elif kind == K_EMPIRE:
+            code += NC + NB
+        elif kind != K_CITY:
+            continue
+        at = listed
+        while at > 0 and out[b + CP_BOARD + at - 1] > code:
+            at -= 1
+        if at > 0 and out[b + CP_BOARD + at - 1] == code:
+            continue  # a second copy: the flag shows it once
+        for j in range(listed, at, -1):
+            out[b + CP_BOARD + j] = out[b + CP_BOARD + j - 1]
+        out[b + CP_BOARD + at] = code
+        listed += 1
+    out[b + CP_EMPIRE_HAND_N] = s.empire_hand[p].sum()  # END-S4: the size only
+    for r in range(N_ROLES):
+        out[b + CP_ROLE_ASIDE + r] = s.role_aside[p, r]
+    out[b + CP_ROLE_DECK_N] = s.role_deck_n[p]  # END-O2: the size only, never the order
+    markers = 0
+    for k in range(N_SLOTS):
+        if s.slot_owner[k] == p:
+            markers += 1
+    out[b + CP_MARKERS] = markers
+    out[b + CP_SCORE] = score_of(s, p)
+
+
+@standalone_kernel(STATES, types.int64, types.int64, array_arg(np.float32))
+def encode_compact_into(states, g, player, out):
+    """The compact observation of ``player`` in game ``g`` into ``out`` (COMPACT_OBS_SIZE)."""
+    s = states[g]
+    n = int(s.num_players)
+    for i in range(MAXP):
+        if i < n:
+            _compact_player(s, (player + i) % n, player, i * C_PLAYER_BLOCK, out)
+        else:
+            out[i * C_PLAYER_BLOCK : (i + 1) * C_PLAYER_BLOCK] = 0.0
+    in_role = s.phase == PH_ROLE
+    for k in range(N_SLOTS):
+        c = int(s.slot_city[k])
+        b = C_SLOTS + k * C_SLOT_BLOCK
+        out[b : b + C_SLOT_BLOCK] = 0.0
+        if c >= 0:
+            out[b + CS_PRESENT] = 1.0
+            out[b + CS_CITY] = c + 1
+            out[b + CS_GOOD] = int(CITY_GOOD[c]) + 1
+            out[b + CS_SETTLE] = CITY_SETTLE[c]
+            out[b + CS_BUILD] = CITY_BUILD[c]
+            out[b + CS_POINTS] = CITY_POINTS[c]
+        q = int(s.slot_owner[k])
+        if q >= 0:
+            out[b + CS_OWNER] = (q - player) % n + 1
+        out[b + CS_UPGRADED] = s.slot_upgraded[k]
+        if in_role:
+            if (s.city_used >> k) & 1:
+                out[b + CS_COLLECTED] = 1.0
+            if (s.sub == SUB_GOV_PAY or s.sub == SUB_GOV_MOVE) and s.gov_slot == k:
+                out[b + CS_SETTLING] = 1.0
+    for r in range(NR):
+        b = C_REGIONS + r * REGION_BLOCK
+        out[b + R_OPEN] = s.region_open[r]
+        out[b + R_DECK_N] = s.region_deck_n[r]  # the size only, never the order
+    for i in range(MARKET):
+        out[C_EMPIRE_MARKET + i] = int(s.empire_market[i]) + 1  # -1 (empty): 0
+    for i in range(B_MARKET):
+        out[C_BUILDING_MARKET + i] = int(s.building_market[i]) + 1
+    out[C_ROUND] = s["round"]  # a NumPy record's .round is its method (plain-Python mode)
+    out[C_PHASE] = int(s.phase) + 1
+    out[C_NUM_PLAYERS] = n - MIN_PLAYERS + 1
+    out[C_EMPIRE_DECK_N] = s.empire_deck_n
+    out[C_BUILDING_DECK_N] = s.building_deck_n
+    out[C_SUB : C_SUB + 1] = 0.0
+    out[C_STRENGTH:C_OWN_ROLE_HAND] = 0.0
+    # The role being executed is public; outside execution these fields hold stale values.
+    if in_role:
+        out[C_SUB] = int(s.sub) + 1
+        out[C_STRENGTH] = s.strength
+        out[C_USED] = s.used
+        out[C_TOOK_GOODS] = s.took_goods
+        out[C_HOME_USED] = s.home_used
+        out[C_GOV_DUE] = s.gov_due
+    for r in range(N_ROLES):
+        out[C_OWN_ROLE_HAND + r] = s.role_hand[player, r]
+    for e in range(NEMP):
+        out[C_OWN_EMPIRE_HAND + e] = s.empire_hand[player, e]
+
+
+@parallel_kernel
+def encode_compact_batch(states, players, out):
+    """``out[g]`` = compact observation of ``players[g]`` in game ``g``, for every game."""
+    for g in prange(states.shape[0]):
+        encode_compact_into(states, g, players[g], out[g])
+
+
+def _compact_map(full, one_hot_code, set_codes) -> np.ndarray:
+    """The compact vector built from the full vector ``full``: entries copied, every one-hot
+    block replaced by ``one_hot_code(block)``, every set block by ``set_codes(block, k)``."""
+    full = np.asarray(full, np.float32)
+    out = np.zeros(COMPACT_OBS_SIZE, np.float32)
+    one_hots = {start: n for start, n in ONE_HOT_BLOCKS}
+    sets = {start: (n, k) for start, n, k in SET_BLOCKS}
+    x = c = 0
+    while x < OBS_SIZE:
+        if x in one_hots:
+            out[c] = one_hot_code(full[x : x + one_hots[x]])
+            x += one_hots[x]
+            c += 1
+        elif x in sets:
+            n, k = sets[x]
+            out[c : c + k] = set_codes(full[x : x + n], k)
+            x += n
+            c += k
+        else:
+            out[c] = full[x]
+            x += 1
+            c += 1
+    return out
+
+
+def _first_code(block) -> int:
+    nz = np.flatnonzero(block)
+    return int(nz[0]) + 1 if nz.size else 0
+
+
+def _set_codes(block, k) -> np.ndarray:
+    codes = np.zeros(k, np.float32)
+    nz = np.flatnonzero(block)[:k] + 1
+    codes[: nz.size] = nz
+    return codes
+
+
+def compact_from_full(full) -> np.ndarray:
+    """The compact observation that goes with the full observation ``full``: the slow
+    reference the compact kernel is tested against (the two carry the same information)."""
+    return _compact_map(full, _first_code, _set_codes)
+
+
+# Bounds of the compact vector: the full vector's caps, and each code's largest value.
+COMPACT_OBS_HIGH = _compact_map(OBS_HIGH, len, lambda block, k: np.full(k, len(block)))
+COMPACT_OBS_LOW = np.zeros(COMPACT_OBS_SIZE, np.float32)
+COMPACT_OBS_HIGH.setflags(write=False)
+COMPACT_OBS_LOW.setflags(write=False)
+
+# ``GameSpec.observations["compact"]`` (envs/endeavor/spec.py): what the compact spec reads.
+COMPACT = SimpleNamespace(
+    OBS_SIZE=COMPACT_OBS_SIZE,
+    OBS_HIGH=COMPACT_OBS_HIGH,
+    encode_into=encode_compact_into,
+    encode_batch=encode_compact_batch,
+)

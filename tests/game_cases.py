@@ -110,6 +110,26 @@ class KernelGame:
         return checked
 
 
+def observation_views(name, over=None):
+    """``{"full": game, "compact": game}``: ``KernelGame(name, over)`` observed through its
+    full encoder and through its compact one (``observation="compact"``)."""
+    full, compact = KernelGame(name, over), KernelGame(name, over)
+    compact.encoder = full.encoder.COMPACT
+    compact.obs_size = full.encoder.COMPACT_OBS_SIZE
+    return {"full": full, "compact": compact}
+
+
+def view_fixture(views):
+    """A fixture ``view``: each test that takes it runs once per game of ``views``
+    (``observation_views``), the full and the compact observation."""
+
+    @pytest.fixture(params=tuple(views))
+    def view(request):
+        return views[request.param]
+
+    return view
+
+
 def legal_set(rules, states):
     """The kernel's legal actions in game 0 of ``states``, as a set."""
     mask = np.zeros(rules.NUM_ACTIONS, np.int8)

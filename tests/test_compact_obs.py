@@ -3,8 +3,8 @@ that has one: ``make_batch``, the spec variant, PettingZoo, Gymnasium, the vecto
 ``meeple bench``.
 
 What each game's compact vector holds is tested per game (tests/test_everdell_compact_obs.py,
-tests/test_radlands_compact_obs.py): the kernel against the slow reference
-``encoders.<game>.compact_from_full``, the layout and the leak tests.
+tests/test_radlands_compact_obs.py, tests/test_endeavor_compact_obs.py): the kernel against the
+slow reference ``encoders.<game>.compact_from_full``, the layout and the leak tests.
 """
 
 import pickle
@@ -20,7 +20,7 @@ from pettingzoo.test import api_test
 import meeple_gym as mg
 from meeple_gym.core.errors import OptionError
 
-GAMES = ("everdell", "radlands")
+GAMES = ("everdell", "radlands", "endeavor")
 
 
 def encoder(game):

@@ -4,12 +4,14 @@ Hidden (END-O1, END-S4, END-O2): another player's role pick and token count whil
 still planning, another player's empire hand (only its size) and role hand, the order of every
 deck (city regions, empire, buildings, roles) and the RNG word. The leak tests change exactly
 those things in a copy of a position and require the observation to stay the same; the
-visibility tests change public things and require it to change.
+visibility tests change public things and require it to change. Both kinds run on the full and
+on the compact observation (``observation="compact"``, tests/test_endeavor_compact_obs.py has
+the rest of its tests), which must hide and show the same things.
 """
 
 import numpy as np
 import pytest
-from game_cases import KernelGame, assert_batch_encode_equals_single
+from game_cases import assert_batch_encode_equals_single, observation_views, view_fixture
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.encoders import endeavor as enc
@@ -33,7 +35,14 @@ TOKENS = {2: 15, 3: 18, 4: 15}  # END-S1
 EMPIRE_DRAW = {2: 4, 3: 3, 4: 3}  # END-S4
 
 
-GAME = KernelGame("endeavor", over=lambda s: s["phase"] == PH_OVER)
+def game_over(s):
+    return s["phase"] == PH_OVER
+
+
+VIEWS = observation_views("endeavor", over=game_over)
+GAME, COMPACT = VIEWS["full"], VIEWS["compact"]
+
+view = view_fixture(VIEWS)  # the full or the compact observation
 
 
 def new_game(num_players, seed):
@@ -234,7 +243,8 @@ def test_roles_and_tokens_revealed_only_when_execution_starts(num_players):
         assert obs[enc.SUB_ONEHOT + int(s["sub"])] == 1
 
 
-def test_others_role_pick_and_tokens_do_not_leak_while_planning():
+def test_others_role_pick_and_tokens_do_not_leak_while_planning(view):
+    # END-O1: a role pick and its tokens stay face down until execution starts.
     rng = np.random.default_rng(1)
     checked = 0
     for states in leak_positions(every=1):
@@ -247,35 +257,48 @@ def test_others_role_pick_and_tokens_do_not_leak_while_planning():
             o = other[0]
             o["role"][owner] = (s["role"][owner] + 1 + rng.integers(5)) % 6
             o["placed"][owner] = (s["placed"][owner] + 1 + rng.integers(5)) % 16
-            for observer in range(n):
-                if observer == owner:
-                    continue
-                np.testing.assert_array_equal(observe(states, observer), observe(other, observer))
+            view.assert_same_view(states, other, [q for q in range(n) if q != owner])
             if s["role"][owner] >= 0:  # the owner does see their own pick
-                assert not np.array_equal(observe(states, owner), observe(other, owner))
+                assert not np.array_equal(view.observe(states, owner), view.observe(other, owner))
             checked += 1
     assert checked > 200
 
 
-def test_truncated_game_keeps_planning_hidden():
+def truncated_mid_planning():
+    """A 3-player game cut off (the step cap) just after player ``p`` picked a role: ``(states,
+    p)``."""
     states = to_planning(3, seed=8)
     s = states[0]
     p = int(s["current_player"])
     mask = np.zeros(NUM_ACTIONS, np.int8)
     legal_mask_into(states, 0, mask)
     apply_action(states, 0, int(np.flatnonzero(mask)[0]))
-    s["phase"] = PH_OVER  # cut off mid-planning (the step cap)
+    s["phase"] = PH_OVER
     s["truncated"] = 1
+    return states, p
+
+
+def test_truncated_game_keeps_planning_hidden():
+    states, p = truncated_mid_planning()
     for observer in range(3):
         obs = observe(states, observer)
         b = block((p - observer) % 3)
         assert obs[b + enc.P_ROLE : b + enc.P_ROLE + 6].any() == (observer == p)
 
 
+def test_truncated_game_shows_a_pick_only_to_its_owner(view):
+    # END-O1: a game cut off mid-planning never reached the reveal.
+    states, p = truncated_mid_planning()
+    other = states.copy()
+    other[0]["role"][p] = (states[0]["role"][p] + 1) % 6
+    view.assert_only_owner_sees(states, other, p, 3)
+
+
 # ---- other hidden things ---------------------------------------------------------------------
 
 
-def test_others_empire_hand_does_not_leak():
+def test_others_empire_hand_does_not_leak(view):
+    # END-S4: another player's empire hand shows as its size only.
     checked = 0
     for states in leak_positions():
         s = states[0]
@@ -293,12 +316,14 @@ def test_others_empire_hand_does_not_leak():
             o["empire_hand"][owner, held[0]] = 0
             o["empire_hand"][owner, top] = 1
             o["empire_deck"][o["empire_deck_n"] - 1] = held[0]
-            GAME.assert_only_owner_sees(states, other, owner, n)
+            view.assert_only_owner_sees(states, other, owner, n)
             checked += 1
     assert checked > 100
 
 
-def test_deck_orders_role_hands_of_others_and_rng_do_not_leak():
+def test_deck_orders_role_hands_of_others_and_rng_do_not_leak(view):
+    # Nobody sees a deck's order or the RNG word; another player's role hand (END-O2) shows
+    # as nothing, its role deck as its size.
     rng = np.random.default_rng(2)
     checked = 0
     for states in leak_positions():
@@ -317,8 +342,7 @@ def test_deck_orders_role_hands_of_others_and_rng_do_not_leak():
             k = o["role_deck_n"][p]
             o["role_deck"][p, :k] = rng.permutation(o["role_deck"][p, :k])
         o["rng"][0] = np.uint64(rng.integers(1 << 62))
-        for observer in range(n):
-            np.testing.assert_array_equal(observe(states, observer), observe(other, observer))
+        view.assert_same_view(states, other, range(n))
         # A role of another player swapped between hand and deck (END-O2): sizes stay.
         for owner in range(n):
             if s["role_deck_n"][owner] == 0:
@@ -332,7 +356,7 @@ def test_deck_orders_role_hands_of_others_and_rng_do_not_leak():
             w["role_hand"][owner, in_hand[0]] = 0
             w["role_hand"][owner, top] = 1
             w["role_deck"][owner, w["role_deck_n"][owner] - 1] = in_hand[0]
-            GAME.assert_only_owner_sees(states, swap, owner, n)
+            view.assert_only_owner_sees(states, swap, owner, n)
         checked += 1
     assert checked > 100
 
@@ -358,13 +382,14 @@ def public_edits(s, q):
         yield other
 
 
-def test_public_changes_are_seen_by_everyone():
+def test_public_changes_are_seen_by_everyone(view):
     checked = 0
     for states in leak_positions(every=9):
         n = int(states[0]["num_players"])
         for other in public_edits(states, n - 1):
             for observer in range(n):
-                assert not np.array_equal(observe(states, observer), observe(other, observer))
+                before, after = view.observe(states, observer), view.observe(other, observer)
+                assert not np.array_equal(before, after)
             checked += 1
     assert checked > 100
 
@@ -394,12 +419,12 @@ def test_role_being_executed_is_public():
 # ---- batch -----------------------------------------------------------------------------------
 
 
-def test_encode_batch_matches_encode_into():
+def test_encode_batch_matches_encode_into(view):
     rows = [st for st in leak_positions(every=11)]
     states = np.concatenate(rows)
     rng = np.random.default_rng(4)
     players = np.array([rng.integers(s["num_players"]) for s in states], dtype=np.int64)
-    assert_batch_encode_equals_single(enc, states, players)
+    assert_batch_encode_equals_single(view.encoder, states, players)
     assert len(states) > 50
 
 

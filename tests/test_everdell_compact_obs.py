@@ -7,15 +7,17 @@ carries what the full one does and nothing more (the leak tests check that direc
 """
 
 import numpy as np
-from game_cases import KernelGame, assert_batch_encode_equals_single, count_reshuffled_unseen
+from game_cases import (
+    assert_batch_encode_equals_single,
+    count_reshuffled_unseen,
+    observation_views,
+)
 
 from meeple_gym.core.rng import game_key
 from meeple_gym.encoders import everdell as enc
 
-FULL = KernelGame("everdell")
-COMPACT = KernelGame("everdell")
-COMPACT.encoder = enc.COMPACT
-COMPACT.obs_size = enc.COMPACT_OBS_SIZE
+VIEWS = observation_views("everdell")
+FULL, COMPACT = VIEWS["full"], VIEWS["compact"]
 
 
 def positions(games_per_count=2, every=3):

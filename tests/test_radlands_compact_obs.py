@@ -2,7 +2,7 @@
 in 214, each one-hot block of the full vector folded into one code (index + 1, 0 = none), every
 other entry copied, in the same order.
 
-The slow reference is ``encoders.radlands.compact_from_full``; ``full_from_compact`` below
+The slow reference is ``encoders.radlands.compact_from_full``; ``compact_cases.Folding``
 unfolds the codes again, so a compact vector that matches the reference both ways carries
 exactly what the full one does. The leak tests (RAD-G4, RAD-K3, RAD-S3) run on both
 observations in tests/test_radlands_encoder.py; the entry points (``make_batch``, PettingZoo,
@@ -10,8 +10,14 @@ Gymnasium, the vector env, ``meeple bench``) in tests/test_compact_obs.py.
 """
 
 import numpy as np
-from game_cases import assert_within
-from test_radlands_encoder import COMPACT, GAME, interrogate_decision, new_game, random_positions
+from compact_cases import Folding
+from test_radlands_encoder import (
+    COMPACT,
+    VIEWS,
+    interrogate_decision,
+    new_game,
+    random_positions,
+)
 from test_radlands_rules import (
     CAMPS_0,
     CAMPS_1,
@@ -43,25 +49,7 @@ from meeple_gym.radlands.rules import (
     apply_action,
 )
 
-# The full layout seen through the folding: where each block's code and each copied entry sit.
-BLOCK_START, BLOCK_LEN = np.array(enc.ONE_HOT_BLOCKS).T
-IN_BLOCK = np.zeros(enc.OBS_SIZE, bool)
-for _start, _n in enc.ONE_HOT_BLOCKS:
-    IN_BLOCK[_start : _start + _n] = True
-PLAIN = np.flatnonzero(~IN_BLOCK)
-PLAIN_AT = np.array([enc.compact_offset(int(x)) for x in PLAIN])
-CODE_AT = np.array([enc.compact_offset(int(x)) for x in BLOCK_START])
-
-
-def full_from_compact(compact):
-    """The full observation a compact one stands for: every code unfolded into its one-hot."""
-    full = np.zeros(enc.OBS_SIZE, np.float32)
-    full[PLAIN] = compact[PLAIN_AT]
-    codes = compact[CODE_AT].astype(np.int64)
-    assert (codes == compact[CODE_AT]).all() and (codes <= BLOCK_LEN).all()
-    on = codes > 0
-    full[BLOCK_START[on] + codes[on] - 1] = 1.0
-    return full
+FOLDING = Folding(enc)
 
 
 def column_at(side, c):
@@ -93,19 +81,8 @@ def documented_blocks():
 
 
 def test_compact_folds_exactly_the_one_hot_blocks():
-    assert enc.ONE_HOT_BLOCKS == documented_blocks()
-    assert enc.COMPACT_OBS_SIZE == 214 and enc.COMPACT_OBS_SIZE * 6 < enc.OBS_SIZE
-    assert enc.OBS_SIZE - int((BLOCK_LEN - 1).sum()) == enc.COMPACT_OBS_SIZE
-    # Every compact entry is one copied entry or one block's code, in the full vector's order.
-    at = np.concatenate([PLAIN_AT, CODE_AT])
-    first = np.concatenate([PLAIN, BLOCK_START])
-    np.testing.assert_array_equal(at[np.argsort(first)], np.arange(enc.COMPACT_OBS_SIZE))
-    # Bounds: a code's largest value is its block's length; copied entries keep theirs.
-    np.testing.assert_array_equal(enc.COMPACT_OBS_HIGH[CODE_AT], BLOCK_LEN)
-    np.testing.assert_array_equal(enc.COMPACT_OBS_HIGH[PLAIN_AT], enc.OBS_HIGH[PLAIN])
-    assert not enc.COMPACT_OBS_LOW.any() and enc.COMPACT_OBS_LOW.shape == (214,)
-    assert not enc.COMPACT_OBS_HIGH.flags.writeable and not enc.COMPACT_OBS_LOW.flags.writeable
-    assert enc.COMPACT.OBS_SIZE == 214 and enc.COMPACT.OBS_HIGH is enc.COMPACT_OBS_HIGH
+    FOLDING.assert_layout(documented_blocks(), [], 214)
+    assert enc.COMPACT_OBS_SIZE * 6 < enc.OBS_SIZE
 
 
 def full_counterpart(name):
@@ -188,19 +165,7 @@ def reference_positions():
 
 
 def test_compact_matches_the_reference_and_its_bounds():
-    seen = np.zeros(enc.COMPACT_OBS_SIZE, bool)
-    phases = set()
-    checked = 0
-    for states in reference_positions():
-        phases.add(int(states[0]["phase"]))
-        for player in range(2):
-            full = GAME.observe(states, player)
-            compact = COMPACT.observe(states, player)  # starts as junk: every entry is written
-            np.testing.assert_array_equal(compact, enc.compact_from_full(full))
-            np.testing.assert_array_equal(full_from_compact(compact), full)  # nothing lost
-            assert_within(compact, enc.COMPACT_OBS_LOW, enc.COMPACT_OBS_HIGH)
-            seen |= compact != 0
-            checked += 1
+    seen, phases, checked = FOLDING.check_kernel(VIEWS, reference_positions(), lambda s: range(2))
     assert phases == {PHASE_DRAFT, PHASE_ACTIONS, PHASE_DECISION, PHASE_OVER}
     assert checked > 3000
     # Every entry is non-zero somewhere, so a field the kernel dropped would have shown.

@@ -11,12 +11,13 @@ has the rest of its tests), which must hide the same things.
 import numpy as np
 import pytest
 from game_cases import (
-    KernelGame,
     assert_batch_encode_equals_single,
     assert_within,
     count_reshuffled_unseen,
     count_unseen_edits,
     observation_bounds,
+    observation_views,
+    view_fixture,
 )
 
 from meeple_gym.core.rng import game_key
@@ -56,17 +57,10 @@ def game_over(s):
     return s["phase"] == PHASE_OVER
 
 
-GAME = KernelGame("radlands", over=game_over)
-COMPACT = KernelGame("radlands", over=game_over)
-COMPACT.encoder = enc.COMPACT
-COMPACT.obs_size = enc.COMPACT_OBS_SIZE
-VIEWS = {"full": GAME, "compact": COMPACT}
+VIEWS = observation_views("radlands", over=game_over)
+GAME, COMPACT = VIEWS["full"], VIEWS["compact"]
 
-
-@pytest.fixture(params=tuple(VIEWS))
-def view(request):
-    """The game observed through the full or the compact encoder."""
-    return VIEWS[request.param]
+view = view_fixture(VIEWS)  # the full or the compact observation
 
 
 def new_game(seed, options=0):

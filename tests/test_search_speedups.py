@@ -13,12 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import meeple_gym as mg
+from meeple_gym.baselines import endeavor_heuristic as EH
 from meeple_gym.baselines import everdell_heuristic as H
 from meeple_gym.baselines import radlands_heuristic as RH
 from meeple_gym.baselines.evaluate import make_agent
 from meeple_gym.core.jit import game_kernel, rebind
 from meeple_gym.core.masks import _legal_or  # noqa: F401 - bound in the kernel below
 from meeple_gym.core.sampling import policy_words, random_legal_actions
+from meeple_gym.encoders import endeavor as EE
 from meeple_gym.encoders import everdell as E
 from meeple_gym.encoders import radlands as RE
 
@@ -108,7 +110,8 @@ def _everdell_fill_lazy(b):
 
 
 def _nothing_lazy(b):
-    """The Radlands board fills every field when decoded."""
+    """The Radlands board and the Endeavor view fill every field a decision reads when
+    decoded."""
 
 
 def _compact_check_kernel(game, heuristic, fill_lazy):
@@ -117,12 +120,12 @@ def _compact_check_kernel(game, heuristic, fill_lazy):
     return game_kernel(rebind(_full_and_compact, namespace), game)
 
 
-def _assert_boards_and_actions_agree(kernel, heuristic, full, compact, masks, label):
-    full_boards = np.zeros(full.shape[0], heuristic.BOARD_DTYPE)
-    compact_boards = np.zeros(full.shape[0], heuristic.BOARD_DTYPE)
+def _assert_boards_and_actions_agree(kernel, board_dtype, full, compact, masks, label):
+    full_boards = np.zeros(full.shape[0], board_dtype)
+    compact_boards = np.zeros(full.shape[0], board_dtype)
     actions = np.zeros((full.shape[0], 2), np.int64)
     kernel(full, compact, masks, full_boards, compact_boards, actions)
-    for name in heuristic.BOARD_DTYPE.names:
+    for name in board_dtype.names:
         np.testing.assert_array_equal(
             compact_boards[name], full_boards[name], err_msg=f"{label} field {name}"
         )
@@ -139,7 +142,9 @@ def test_everdell_heuristic_reads_the_compact_observation_as_the_full_one():
         # The compact kernel's vector is the slow reference's, so the test reads real input.
         for i in range(0, full.shape[0], 97):
             np.testing.assert_array_equal(compact[i], E.compact_from_full(full[i]))
-        _assert_boards_and_actions_agree(kernel, H, full, compact, masks, f"{num_players}p")
+        _assert_boards_and_actions_agree(
+            kernel, H.BOARD_DTYPE, full, compact, masks, f"{num_players}p"
+        )
 
 
 def test_radlands_heuristic_reads_the_compact_observation_as_the_full_one():
@@ -154,7 +159,23 @@ def test_radlands_heuristic_reads_the_compact_observation_as_the_full_one():
     assert {0, 1, 2} <= set(phases.tolist()) and len(ops) > 10  # draft, actions, many decisions
     for i in range(0, full.shape[0], 53):
         np.testing.assert_array_equal(compact[i], RE.compact_from_full(full[i]))
-    _assert_boards_and_actions_agree(kernel, RH, full, compact, masks, "radlands")
+    _assert_boards_and_actions_agree(kernel, RH.BOARD_DTYPE, full, compact, masks, "radlands")
+
+
+def test_endeavor_heuristic_reads_the_compact_observation_as_the_full_one():
+    """Every decision of 2-, 3- and 4-player heuristic and random games: the same view (board
+    cards' abilities, slots, markets, own role...) and the same action from either observation."""
+    kernel = _compact_check_kernel("endeavor", EH, _nothing_lazy)
+    for num_players in (2, 3, 4):
+        full, masks, compact = _positions(6, 31 + num_players, 3, num_players, True, "endeavor")
+        assert full.shape[0] > 600
+        phases = set((compact[:, EE.C_PHASE].astype(int) - 1).tolist())
+        assert phases >= set(range(5))  # start city, return card, plan role, tokens, role
+        for i in range(0, full.shape[0], 41):
+            np.testing.assert_array_equal(compact[i], EE.compact_from_full(full[i]))
+        _assert_boards_and_actions_agree(
+            kernel, EH.VIEW_DTYPE, full, compact, masks, f"endeavor {num_players}p"
+        )
 
 
 # ---- Century and Endeavor heuristics: cheaper code, same results -------------------------------
@@ -225,7 +246,6 @@ ITEMS = st.lists(
 def test_endeavor_knapsack_keeps_what_the_full_table_keeps(items, capacity, slots):
     # Ties in worth are common (the sampled worths repeat): the kept set must still be the
     # full table's, not only the total.
-    from meeple_gym.baselines import endeavor_heuristic as EH
 
     cost = np.array([c for c, _, _ in items], np.int64)
     worth = np.array([w for _, w, _ in items], np.float64)

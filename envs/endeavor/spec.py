@@ -34,7 +34,10 @@ SPEC = GameSpec.from_modules(
         "scale": 8.0,
         "scores": "meeple_gym.baselines.ismcts:_scores_score_of",
         "score_kernels": {"score_of": "meeple_gym.endeavor.rules:score_of"},
-        "rollout": "meeple_gym.baselines.endeavor_heuristic:heuristic_action",
+        # Play-outs encode the compact observation, which the heuristic reads without one-hot
+        # scans: the same decisions (tests/test_search_speedups.py; benchmarks/README.md).
+        "rollout": "meeple_gym.baselines.endeavor_heuristic:heuristic_action_compact",
+        "rollout_observation": "compact",
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
     # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
@@ -47,4 +50,6 @@ SPEC = GameSpec.from_modules(
         "ppo_iterations": 304,
     },
     bench_targets={"batched_steps_per_s": 1_000_000, "warm_start_s": 2.0},
+    # observation="compact": the same information in 409 floats (docs/endeavor.md).
+    observations={"compact": "meeple_gym.encoders.endeavor:COMPACT"},
 )
