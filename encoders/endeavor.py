@@ -82,11 +82,10 @@ A city slot: 0 present, 1-49 city id one-hot, 50-54 the city's good one-hot, 55 
 the Governor. Slot ``k`` is the index of the ``A_SLOT`` / ``A_UPGRADE`` actions.
 """
 
-from types import SimpleNamespace
-
 import numpy as np
 from numba import prange, types
 
+from meeple_gym.core.folding import Folding, observation_variant
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.endeavor.rules import (
     B_MARKET,
@@ -419,11 +418,8 @@ SET_BLOCKS = [
 ]
 
 
-def compact_offset(full_offset: int) -> int:
-    """Where the entry (or the first code of the block) at ``full_offset`` sits compactly."""
-    shrink = sum(n - 1 for start, n in ONE_HOT_BLOCKS if start < full_offset)
-    shrink += sum(n - k for start, n, k in SET_BLOCKS if start < full_offset)
-    return full_offset - shrink
+FOLDING = Folding(OBS_SIZE, ONE_HOT_BLOCKS, SET_BLOCKS)
+compact_offset = FOLDING.offset  # where a full offset's entry (or block's first code) sits
 
 
 # Player block, slot block (relative offsets) and absolute offsets of the compact layout.
@@ -628,59 +624,8 @@ def encode_compact_batch(states, players, out):
         encode_compact_into(states, g, players[g], out[g])
 
 
-def _compact_map(full, one_hot_code, set_codes) -> np.ndarray:
-    """The compact vector built from the full vector ``full``: entries copied, every one-hot
-    block replaced by ``one_hot_code(block)``, every set block by ``set_codes(block, k)``."""
-    full = np.asarray(full, np.float32)
-    out = np.zeros(COMPACT_OBS_SIZE, np.float32)
-    one_hots = {start: n for start, n in ONE_HOT_BLOCKS}
-    sets = {start: (n, k) for start, n, k in SET_BLOCKS}
-    x = c = 0
-    while x < OBS_SIZE:
-        if x in one_hots:
-            out[c] = one_hot_code(full[x : x + one_hots[x]])
-            x += one_hots[x]
-            c += 1
-        elif x in sets:
-            n, k = sets[x]
-            out[c : c + k] = set_codes(full[x : x + n], k)
-            x += n
-            c += k
-        else:
-            out[c] = full[x]
-            x += 1
-            c += 1
-    return out
-
-
-def _first_code(block) -> int:
-    nz = np.flatnonzero(block)
-    return int(nz[0]) + 1 if nz.size else 0
-
-
-def _set_codes(block, k) -> np.ndarray:
-    codes = np.zeros(k, np.float32)
-    nz = np.flatnonzero(block)[:k] + 1
-    codes[: nz.size] = nz
-    return codes
-
-
-def compact_from_full(full) -> np.ndarray:
-    """The compact observation that goes with the full observation ``full``: the slow
-    reference the compact kernel is tested against (the two carry the same information)."""
-    return _compact_map(full, _first_code, _set_codes)
-
-
-# Bounds of the compact vector: the full vector's caps, and each code's largest value.
-COMPACT_OBS_HIGH = _compact_map(OBS_HIGH, len, lambda block, k: np.full(k, len(block)))
-COMPACT_OBS_LOW = np.zeros(COMPACT_OBS_SIZE, np.float32)
-COMPACT_OBS_HIGH.setflags(write=False)
-COMPACT_OBS_LOW.setflags(write=False)
-
+compact_from_full = FOLDING.fold  # the slow reference of the compact kernel
+# Bounds of the compact vector: the full vector's caps, and each code's number of categories.
+COMPACT_OBS_LOW, COMPACT_OBS_HIGH = FOLDING.bounds(OBS_HIGH)
 # ``GameSpec.observations["compact"]`` (envs/endeavor/spec.py): what the compact spec reads.
-COMPACT = SimpleNamespace(
-    OBS_SIZE=COMPACT_OBS_SIZE,
-    OBS_HIGH=COMPACT_OBS_HIGH,
-    encode_into=encode_compact_into,
-    encode_batch=encode_compact_batch,
-)
+COMPACT = observation_variant(encode_compact_into, encode_compact_batch, COMPACT_OBS_HIGH)

@@ -122,11 +122,10 @@ The ``A_CITY`` / ``A_PLACE_CITY`` / ``A_PLAYER`` actions count seats relative to
 as the blocks here do, so the decider's observation lines up with its action indices.
 """
 
-from types import SimpleNamespace
-
 import numpy as np
 from numba import prange, types
 
+from meeple_gym.core.folding import first_code, observation_variant
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.everdell import data as D
 from meeple_gym.everdell import rules as R
@@ -855,15 +854,9 @@ def encode_compact_batch(states, players, out):
         encode_compact_into(states, g, players[g], out[g])
 
 
-def _first_code(v) -> int:
-    """The one-hot ``v`` as a code: index + 1 of its set entry, 0 if none is set."""
-    nz = np.flatnonzero(v)
-    return int(nz[0]) + 1 if nz.size else 0
-
-
 def _compact_map(full, code) -> np.ndarray:
     """The compact layout built from the full vector ``full``; ``code(one_hot)`` turns each
-    one-hot into its entry (``_first_code`` for observations, its length for the bounds)."""
+    one-hot into its entry (``first_code`` for observations, its length for the bounds)."""
     c = np.zeros(COMPACT_OBS_SIZE, np.float32)
     for i in range(MAXP):
         b, fb = i * C_PLAYER_BLOCK, i * PLAYER_BLOCK
@@ -927,19 +920,14 @@ def _compact_map(full, code) -> np.ndarray:
 def compact_from_full(full) -> np.ndarray:
     """The compact observation that goes with the full observation ``full``: the slow
     reference the compact kernel is tested against (the two carry the same information)."""
-    return _compact_map(np.asarray(full, np.float32), _first_code)
+    return _compact_map(np.asarray(full, np.float32), first_code)
 
 
 # Bounds of the compact vector: the full vector's caps, and each code's largest value.
-COMPACT_OBS_HIGH = _compact_map(OBS_HIGH, len)
 COMPACT_OBS_LOW = np.zeros(COMPACT_OBS_SIZE, np.float32)
-COMPACT_OBS_HIGH.setflags(write=False)
 COMPACT_OBS_LOW.setflags(write=False)
-
 # ``GameSpec.observations["compact"]`` (envs/everdell/spec.py): what the compact spec reads.
-COMPACT = SimpleNamespace(
-    OBS_SIZE=COMPACT_OBS_SIZE,
-    OBS_HIGH=COMPACT_OBS_HIGH,
-    encode_into=encode_compact_into,
-    encode_batch=encode_compact_batch,
+COMPACT = observation_variant(
+    encode_compact_into, encode_compact_batch, _compact_map(OBS_HIGH, len)
 )
+COMPACT_OBS_HIGH = COMPACT.OBS_HIGH

@@ -93,11 +93,10 @@ phase. Sides, indices ``c`` and ``i`` and the revealed rows follow the state and
 layout of ``envs/radlands/rules.py`` (see docs/radlands.md).
 """
 
-from types import SimpleNamespace
-
 import numpy as np
 from numba import prange, types
 
+from meeple_gym.core.folding import Folding, observation_variant
 from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.radlands.effects import MAX_STEPS, OP, TARGETS
 from meeple_gym.radlands.rules import (
@@ -442,11 +441,8 @@ def _one_hot_blocks():
 
 
 ONE_HOT_BLOCKS = _one_hot_blocks()
-
-
-def compact_offset(full_offset: int) -> int:
-    """Where the entry (or the code of the one-hot block) at ``full_offset`` sits compactly."""
-    return full_offset - sum(n - 1 for start, n in ONE_HOT_BLOCKS if start < full_offset)
+FOLDING = Folding(OBS_SIZE, ONE_HOT_BLOCKS)
+compact_offset = FOLDING.offset  # where a full offset's entry (or block code) sits compactly
 
 
 # Column block, person slot and side block of the compact layout (relative offsets).
@@ -661,42 +657,8 @@ def encode_compact_batch(states, players, out):
         encode_compact_into(states, g, players[g], out[g])
 
 
-def _compact_map(full, code) -> np.ndarray:
-    """The compact vector built from the full vector ``full``: entries copied, every one-hot
-    block replaced by ``code(block)`` (the observation's code, or its bound)."""
-    full = np.asarray(full, np.float32)
-    out = np.zeros(COMPACT_OBS_SIZE, np.float32)
-    starts = {start: n for start, n in ONE_HOT_BLOCKS}
-    x = k = 0
-    while x < OBS_SIZE:
-        n = starts.get(x)
-        out[k] = full[x] if n is None else code(full[x : x + n])
-        x += 1 if n is None else n
-        k += 1
-    return out
-
-
-def _first_code(block) -> int:
-    nz = np.flatnonzero(block)
-    return int(nz[0]) + 1 if nz.size else 0
-
-
-def compact_from_full(full) -> np.ndarray:
-    """The compact observation that goes with the full observation ``full``: the slow
-    reference the compact kernel is tested against (the two carry the same information)."""
-    return _compact_map(full, _first_code)
-
-
-# Bounds of the compact vector: the full vector's caps, and each code's largest value.
-COMPACT_OBS_HIGH = _compact_map(OBS_HIGH, len)
-COMPACT_OBS_LOW = np.zeros(COMPACT_OBS_SIZE, np.float32)
-COMPACT_OBS_HIGH.setflags(write=False)
-COMPACT_OBS_LOW.setflags(write=False)
-
+compact_from_full = FOLDING.fold  # the slow reference of the compact kernel
+# Bounds of the compact vector: the full vector's caps, and each code's number of categories.
+COMPACT_OBS_LOW, COMPACT_OBS_HIGH = FOLDING.bounds(OBS_HIGH)
 # ``GameSpec.observations["compact"]`` (envs/radlands/spec.py): what the compact spec reads.
-COMPACT = SimpleNamespace(
-    OBS_SIZE=COMPACT_OBS_SIZE,
-    OBS_HIGH=COMPACT_OBS_HIGH,
-    encode_into=encode_compact_into,
-    encode_batch=encode_compact_batch,
-)
+COMPACT = observation_variant(encode_compact_into, encode_compact_batch, COMPACT_OBS_HIGH)
