@@ -601,11 +601,10 @@ def encode_compact_into(states, g, player, out):
     out[C_NUM_PLAYERS] = n - MIN_PLAYERS + 1
     out[C_EMPIRE_DECK_N] = s.empire_deck_n
     out[C_BUILDING_DECK_N] = s.building_deck_n
-    out[C_SUB : C_SUB + 1] = 0.0
-    out[C_STRENGTH:C_OWN_ROLE_HAND] = 0.0
     # The role being executed is public; outside execution these fields hold stale values.
+    out[C_SUB] = int(s.sub) + 1 if in_role else 0
+    out[C_STRENGTH:C_OWN_ROLE_HAND] = 0.0
     if in_role:
-        out[C_SUB] = int(s.sub) + 1
         out[C_STRENGTH] = s.strength
         out[C_USED] = s.used
         out[C_TOOK_GOODS] = s.took_goods
