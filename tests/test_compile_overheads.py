@@ -170,6 +170,96 @@ def test_record_field_views_are_not_reference_counted(monkeypatch):
     assert ours == 0
 
 
+def sums_an_argument(values, weights):
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += values[i] * weights[i % weights.shape[0]]
+    return total
+
+
+def _argument_refcounts(monkeypatch, compile_kernel):
+    """Compile ``sums_an_argument`` and run it; returns how many increfs and decrefs of its
+    array arguments its own lowering emitted."""
+    from numba.core.runtime import context as nrt_context
+
+    counted = []
+    for name in ("incref", "decref"):
+        original = getattr(nrt_context.NRTContext, name)
+
+        def recording(self, builder, typ, value, _original=original):
+            lower = sys._getframe(1).f_locals.get("self")
+            qualname = getattr(getattr(lower, "fndesc", None), "qualname", "")
+            if qualname == sums_an_argument.__qualname__ and isinstance(typ, numba.types.Array):
+                counted.append(typ)
+            return _original(self, builder, typ, value)
+
+        monkeypatch.setattr(nrt_context.NRTContext, name, recording)
+    kernel = compile_kernel(sums_an_argument)
+    values, weights = np.arange(7.0), np.array([1.0, -2.0, 0.5])
+    assert kernel(values, weights) == sums_an_argument(values, weights)
+    return len(counted)
+
+
+@needs("passes")
+def test_arguments_are_borrowed_not_reference_counted(monkeypatch):
+    numbas_own = _argument_refcounts(monkeypatch, numba.njit(cache=False))
+    ours = _argument_refcounts(monkeypatch, lambda fn: jit._compile(fn, cacheable=False))
+    assert numbas_own >= 4  # an incref where each argument is bound, a decref where it dies
+    assert ours == 0
+
+
+def returns_views_of_arguments(values, n, replace):
+    if replace:  # assigned twice: this argument is not borrowed
+        n = np.arange(3)
+    head = values[:2]
+    pair = (values, head)
+    if values.shape[0] > 3:
+        return pair[1]
+    return values
+
+
+def _passes_a_temporary(k):
+    # The temporary lives in the caller only for the call; the view returned keeps it.
+    return RETURNS_VIEWS(np.arange(k) * 1.5, np.arange(2), k % 2 == 0)
+
+
+RETURNS_VIEWS = None  # set to the compiled returns_views_of_arguments by the test
+
+
+@needs("passes")
+def test_borrowed_arguments_keep_correct_reference_counts(monkeypatch):
+    """Values built from a borrowed argument (views, tuples, the argument returned) keep their
+    own counts: nothing leaks, nothing is freed early, from Python and from a kernel."""
+    inner = jit._compile(returns_views_of_arguments, cacheable=False)
+    monkeypatch.setitem(globals(), "RETURNS_VIEWS", inner)
+    outer = jit._compile(_passes_a_temporary, cacheable=False)
+    values = np.arange(6.0)
+    inner(values, np.arange(2), True)
+    outer(4)  # compile first
+    was_enabled = _nrt_python.memsys_stats_enabled()
+    _nrt_python.memsys_enable_stats()
+    try:
+        before = rtsys.get_allocation_stats()
+        refs = sys.getrefcount(values)
+        kept = []
+        for k in range(1, 9):
+            view = inner(values, np.arange(k), k % 2 == 0)
+            assert view.base is not None and list(view) == list(values[:2])
+            kept.append(outer(k))
+        del view
+        assert sys.getrefcount(values) == refs
+        for k, got in zip(range(1, 9), kept, strict=True):
+            np.testing.assert_array_equal(got, (np.arange(k) * 1.5)[: 2 if k > 3 else k])
+        del kept, got
+        after = rtsys.get_allocation_stats()
+    finally:
+        if not was_enabled:
+            _nrt_python.memsys_disable_stats()
+    assert after.alloc - before.alloc > 0
+    assert after.alloc - before.alloc == after.free - before.free  # every temporary freed once
+    assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
+
+
 def _callee(x):
     return x * 3 + 1
 

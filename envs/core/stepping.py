@@ -62,25 +62,29 @@ def _step_game(
     words,
 ):
     """One game of ``step_batch`` (a kernel of its own: Numba types a prange body twice)."""
+    # Each row view taken once: a view counts a reference on the whole batch's array, an
+    # atomic operation on memory every thread's games share.
+    mask_row = masks[g]
+    reward_row = rewards[g]
     action = actions[g]
     report = action >= 0  # the caller's move reports its step; opponent moves only an end
     if action < 0:  # no move by the caller in this game on this call
-        rewards[g, :] = 0.0
+        reward_row[:] = 0.0
         terminated[g] = False
         truncated[g] = False
     seat = seats[g]  # the learner's seat, -1: no random opponent play, or ALL_SEATS_RANDOM
     everyone = seat == ALL_SEATS_RANDOM
     ended = False
     if everyone:
-        action = random_action(states, g, masks[g], words, g)  # noqa: F821 - bound per game
+        action = random_action(states, g, mask_row, words, g)  # noqa: F821 - bound per game
     elif action < 0 and seat >= 0 and states[g].current_player != seat:
-        action = random_legal(masks[g], words, g)
+        action = random_legal(mask_row, words, g)
     while action >= 0:
         apply_action(states, g, action)  # noqa: F821 - bound per game
         s = states[g]
         over = s.terminated == 1 or s.truncated == 1
         if report or (over and not ended):
-            rewards_into(s, rewards[g])  # noqa: F821 - bound per game
+            rewards_into(s, reward_row)  # noqa: F821 - bound per game
             terminated[g] = s.terminated == 1
             truncated[g] = s.truncated == 1
         report = False
@@ -99,12 +103,12 @@ def _step_game(
             seat = -1 if ended else next_seats[g]
             ended = True
         if everyone:  # a rollout: masks[g] is scratch, no caller reads it
-            action = random_action(states, g, masks[g], words, g)  # noqa: F821 - bound per game
+            action = random_action(states, g, mask_row, words, g)  # noqa: F821 - bound per game
             continue
-        legal_mask_into(states, g, masks[g])  # noqa: F821 - bound per game
+        legal_mask_into(states, g, mask_row)  # noqa: F821 - bound per game
         action = -1
         if seat >= 0 and states[g].current_player != seat:
-            action = random_legal(masks[g], words, g)
+            action = random_legal(mask_row, words, g)
 
 
 def step_batch(

@@ -71,17 +71,58 @@ def check() -> str | None:
 
 
 class KernelLower(numba_lowering.Lower):
-    """Numba's lowering without reference counting for record fields. A nested-array field
-    of a record (``s.hand``) is a view into the record that Numba builds with no memory info of
-    its own, so its incref and decref do nothing at run time, yet each is emitted as ten
-    instructions that unpack the whole array structure."""
+    """Numba's lowering without reference counting for record fields and borrowed arguments.
+
+    A nested-array field of a record (``s.hand``) is a view into the record that Numba builds
+    with no memory info of its own, so its incref and decref do nothing at run time, yet each
+    is emitted as ten instructions that unpack the whole array structure.
+
+    An argument variable assigned once (``states = arg(0)``) is borrowed: the caller holds a
+    reference for the whole call, so the incref Numba emits where the argument is bound and
+    the decref where the variable dies cancel out. Left in, they are two atomic operations
+    on the memory info of an array that every thread's games share (the batch), per call of
+    a standalone kernel, where LLVM cannot pair them up; on two threads each call bounced that
+    cache line between the cores (benchmarks/README.md, "Borrowed arguments"). Copies of the
+    variable, views of it and values returned keep their own counts."""
+
+    _borrowing = False
+
+    def pre_lower(self):
+        super().pre_lower()
+        definitions = self.func_ir._definitions
+        self._borrowed = {
+            stmt.target.name
+            for block in self.func_ir.blocks.values()
+            for stmt in block.body
+            if isinstance(stmt, numba_ir.Assign)
+            and isinstance(stmt.value, numba_ir.Arg)
+            and len(definitions.get(stmt.target.name, ())) == 1
+        }
+
+    def lower_assign(self, ty, inst):
+        if isinstance(inst.value, numba_ir.Arg) and inst.target.name in self._borrowed:
+            self._borrowing = True
+            try:
+                return super().lower_assign(ty, inst)
+            finally:
+                self._borrowing = False
+        return super().lower_assign(ty, inst)
+
+    def delvar(self, name):
+        if name in self._borrowed:
+            self._borrowing = True
+            try:
+                return super().delvar(name)
+            finally:
+                self._borrowing = False
+        return super().delvar(name)
 
     def incref(self, typ, val):
-        if not isinstance(typ, types.NestedArray):
+        if not (self._borrowing or isinstance(typ, types.NestedArray)):
             super().incref(typ, val)
 
     def decref(self, typ, val):
-        if not isinstance(typ, types.NestedArray):
+        if not (self._borrowing or isinstance(typ, types.NestedArray)):
             super().decref(typ, val)
 
 
