@@ -212,7 +212,7 @@ def returns_views_of_arguments(values, n, replace):
     if replace:  # assigned twice: this argument is not borrowed
         n = np.arange(3)
     head = values[:2]
-    pair = (values, head)
+    pair = (values, head, n)
     if values.shape[0] > 3:
         return pair[1]
     return values

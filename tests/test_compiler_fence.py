@@ -216,3 +216,37 @@ def test_the_cache_key_covers_the_fence_and_tells_the_paths_apart(monkeypatch):
     finally:
         monkeypatch.undo()
         jit.group_key.cache_clear()
+
+
+LOAD_WORD = None  # set by the test below to one of the two paths of jit.word_loader
+
+
+def _words_at(array, offsets, out):
+    for i in range(offsets.shape[0]):
+        out[i] = LOAD_WORD(array, offsets[i])
+
+
+@needs_compiler
+def test_word_loads_read_what_the_bytes_say_on_both_paths(monkeypatch):
+    """``word_loader``'s intrinsic (fast path) and its byte-by-byte fallback give the word the
+    array's bytes spell in the machine's byte order, at every offset and alignment, for byte
+    arrays and record arrays (Century's sampler reads its batch of records this way)."""
+    rng = np.random.default_rng(5)
+    records = np.zeros(3, np.dtype([("a", np.int8), ("b", np.int16, (3,)), ("c", np.uint64)]))
+    records.view(np.uint8)[:] = rng.integers(0, 256, records.nbytes, dtype=np.uint8)
+    arrays = [rng.integers(0, 256, 29, dtype=np.uint8), records]
+    paths = {"fallback": jit._compile(jit._load_word_from_bytes, cacheable=False)}
+    if compiler.active("word_loads"):
+        paths["intrinsic"] = compiler.words.load_word
+        assert jit.word_loader() is compiler.words.load_word
+    for name, load in paths.items():
+        monkeypatch.setitem(globals(), "LOAD_WORD", load)
+        reader = jit._compile(_words_at, cacheable=False)
+        for array in arrays:
+            raw = array.view(np.uint8).tobytes()
+            offsets = np.arange(len(raw) - 7, dtype=np.int64)
+            out = np.zeros(offsets.shape[0], np.uint64)
+            reader(array, offsets, out)
+            expected = [int.from_bytes(raw[k : k + 8], sys.byteorder) for k in offsets]
+            assert out.tolist() == expected, name
+    assert ("intrinsic" in paths) is not forced

@@ -38,7 +38,7 @@ from meeple_gym.century.data import (
     STARTING_SPICE_TYPE,
     STARTING_UPGRADE_TYPE,
 )
-from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.core.jit import array_arg, kernel, standalone_kernel, word_loader
 from meeple_gym.core.records import clear_record
 from meeple_gym.core.rng import randint, shuffle
 from meeple_gym.core.stepping import batch_kernels
@@ -120,14 +120,16 @@ _DECK_TYPES = np.asarray(DECK_TYPES)
 # CSR-T1/P5: the cubes a card in hand needs to be played: a trade's input, nothing otherwise.
 _PLAY_NEED = np.where((MERCHANT_KIND == KIND_TRADE)[:, None], MERCHANT_IN, 0).astype(np.int16)
 
-# random_legal_action reads a player's row of ``cards`` through a uint64 view of the batch,
-# 8 card states to a word (little-endian: byte i of a word is bits 8i..8i+7). IN_HAND is bit 0
-# of a byte and PLAYED bit 1; the view needs whole words per record.
+# random_legal_action reads a player's row of ``cards`` 8 card states to a 64-bit word
+# (little-endian: byte i of a word is bits 8i..8i+7), straight from the batch's memory
+# (``word_loader``: no view, so no reference count on the batch per call). IN_HAND is bit 0 of
+# a byte and PLAYED bit 1; a row's last word reads 3 bytes past the row (the next row, or the
+# fields after ``cards``) and masks them off.
 assert (NOT_OWNED, IN_HAND, PLAYED) == (0, 1, 2)
-assert STATE_DTYPE.itemsize % 8 == 0
 _CARDS_AT = STATE_DTYPE.fields["cards"][1]  # byte offset of cards[0, 0] in a record
 _RECORD_BYTES = STATE_DTYPE.itemsize
 _HAND_WORDS = (N_TYPES + 7) // 8
+assert _CARDS_AT + MAX_PLAYERS * N_TYPES + 8 * _HAND_WORDS - N_TYPES <= _RECORD_BYTES
 _LAST_WORD_MASK = np.uint64((1 << 8 * (N_TYPES - 8 * (_HAND_WORDS - 1))) - 1)
 _BYTE_LSB = np.uint64(0x0101010101010101)
 # (2 ** (8 * i)) * _BYTE_INDEX has i in its top byte: the index of a word's lowest set byte.
@@ -135,6 +137,7 @@ _BYTE_INDEX = np.uint64(0x0001020304050607)
 _TOP_BYTE = np.uint64(56)
 _ONE = np.uint64(1)
 _LITTLE_ENDIAN = sys.byteorder == "little"
+_load_word = word_loader()
 
 
 def points_to_end(num_players):
@@ -209,17 +212,6 @@ def _holds(s, p, cost, row):
         if s.caravan[p, c] < cost[row, c]:
             return False
     return True
-
-
-@kernel
-def _row_word(words, byte):
-    """The 8 bytes of the batch from byte offset ``byte`` (any alignment) as one word."""
-    k = byte >> 3
-    shift = np.uint64((byte & 7) * 8)
-    w = words[k] >> shift
-    if shift != 0:
-        w |= words[k + 1] << (np.uint64(64) - shift)
-    return w
 
 
 @kernel
@@ -305,11 +297,10 @@ def random_legal_action(states, g, scratch, words, slot):
         y, r, gr, b = s.caravan[p, 0], s.caravan[p, 1], s.caravan[p, 2], s.caravan[p, 3]
         # The hand row read 8 cards to a word: a player holds a few of the 45 types, and
         # visiting only those halves the cost of this phase (benchmarks/README.md).
-        view = states.view(np.uint64)
         start = g * _RECORD_BYTES + _CARDS_AT + np.int64(p) * N_TYPES
         played = np.uint64(0)
         for block in range(_HAND_WORDS):
-            w = _row_word(view, start + 8 * block)
+            w = _load_word(states, start + 8 * block)
             if block == _HAND_WORDS - 1:
                 w &= _LAST_WORD_MASK
             played |= (w >> _ONE) & _BYTE_LSB  # bit 1 of a byte: PLAYED

@@ -60,6 +60,7 @@ import hashlib
 import importlib.util
 import inspect
 import os
+import sys
 import tempfile
 import types as pytypes
 import warnings
@@ -92,6 +93,7 @@ __all__ = [
     "rebind",
     "record_arg",
     "standalone_kernel",
+    "word_loader",
 ]
 
 JIT_OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
@@ -420,6 +422,30 @@ class record_arg:
 
     def accepts(self, given) -> bool:
         return given == self.numba_type
+
+
+def _load_word_from_bytes(array, byte):
+    """``load_word`` where the fence's ``word_loads`` is off: the same word, built from a byte
+    view of the array in the machine's byte order."""
+    raw = array.view(np.uint8)
+    word = np.uint64(0)
+    for i in range(8):
+        shift = np.uint64(8 * i if _LITTLE_ENDIAN else 56 - 8 * i)
+        word |= np.uint64(raw[byte + i]) << shift
+    return word
+
+
+_LITTLE_ENDIAN = sys.byteorder == "little"
+
+
+@functools.cache
+def word_loader():
+    """``load_word(array, byte)`` for kernels: the eight bytes at byte offset ``byte`` of a
+    C-contiguous array's data as one uint64 (any alignment), without a view of the array
+    (meeple_gym.core.compiler.words); the plain kernel where that technique is off."""
+    if not numba.config.DISABLE_JIT and compiler.active("word_loads"):
+        return compiler.words.load_word
+    return _compile(_load_word_from_bytes, group="core")
 
 
 def standalone_kernel(*arg_kinds, returns=types.none):

@@ -12,11 +12,13 @@ technique                 module             what it does (details in the module
 ``quick_flags``           ``flags``          compile flags hashed and compared quickly
 ``session``               ``session``        no full GC, overloads resolved once per compile
 ``passes``                ``passes``         record-field hoisting, no plain ``del``\\ s, no
-                                             refcounts of record views
+                                             refcounts of record views or of arguments
 ``internal``              ``internal``       private kernels without entry wrappers,
                                              link-only code libraries
 ``standalone``            ``standalone``     large kernels compiled once, called through a
                                              pointer cell
+``word_loads``            ``words``          eight bytes of an array read as one word, with
+                                             no view
 ========================  =================  ==============================================
 
 A technique is *active* when the installed Numba is in the tested range (``TESTED_NUMBA``, the
@@ -58,6 +60,7 @@ TECHNIQUES = {
     "passes": ("passes", ()),
     "internal": ("internal", ("dispatcher", "passes", "cache")),
     "standalone": ("standalone", ("dispatcher",)),
+    "word_loads": ("words", ()),
 }
 
 # LLVM optimisation level of the project's kernels, unless NUMBA_OPT sets one: Numba's default,

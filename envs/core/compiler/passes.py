@@ -1,4 +1,4 @@
-"""Technique ``passes``: Numba's nopython pipeline with three changes for kernels.
+"""Technique ``passes``: Numba's nopython pipeline with four changes for kernels.
 
 Record fields. Every ``s.field[i]`` on a record's nested-array field makes Numba build a whole
 array structure (data pointer, shape, strides, reference count) before indexing, and LLVM then
@@ -20,9 +20,15 @@ Dels, record views and quick flags (flags.py) together: Everdell -17% and -8%, R
 and -2% in two side-by-side pairs (benchmarks/README.md, Compile time;
 tests/test_compile_overheads.py).
 
+Arguments. ``KernelLower`` also borrows every argument variable assigned once: no incref where
+it is bound, no decref where it dies (the caller holds a reference for the whole call). On two
+threads the pair was an atomic operation on the batch's shared memory info per call of a
+standalone kernel (see ``KernelLower``; tests/test_compile_overheads.py).
+
 Relies on (``check``): ``DefaultPassBuilder.define_nopython_pipeline`` and its pass manager
 (``add_pass_after``, ``passes``, ``finalize``) with ``NopythonRewrites``, ``IRLegalization``
-and ``NativeLowering`` (``lowering_class``) in it; ``Lower.incref``/``decref``; typed Numba IR
+and ``NativeLowering`` (``lowering_class``) in it; ``Lower.incref``/``decref``,
+``lower_assign``, ``delvar`` and ``pre_lower``; ``FunctionIR._definitions``; typed Numba IR
 (``ir.Del``, ``types.NestedArray``, ``ir_utils.replace_vars``/``mk_unique_var``,
 ``compute_cfg_from_blocks``); data models' ``contains_nrt_meminfo``. Fallback: Numba's own
 pipeline.
@@ -49,7 +55,7 @@ def check() -> str | None:
         [
             (DefaultPassBuilder, ("define_nopython_pipeline",)),
             (NativeLowering, ("lowering_class", "run_pass")),
-            (numba_lowering.Lower, ("incref", "decref")),
+            (numba_lowering.Lower, ("incref", "decref", "lower_assign", "delvar", "pre_lower")),
             (numba_ir, ("Del", "Assign", "Expr", "Var")),
             (types, ("NestedArray", "Record")),
             (ir_utils, ("replace_vars", "mk_unique_var")),
@@ -58,6 +64,8 @@ def check() -> str | None:
     )
     if absent:
         return absent
+    if "_definitions" not in numba_ir.FunctionIR.__init__.__code__.co_names:
+        return "no FunctionIR._definitions"
 
     state = SimpleNamespace(flags=Flags(), func_ir=None)  # what the pipeline builder reads
     manager = DefaultPassBuilder.define_nopython_pipeline(state)
