@@ -1,6 +1,9 @@
 """The per-call thread policy (meeple_gym.core.thread_policy): serial below the batch
 threshold, capped by free cores in "auto" mode, overridable, and never a different game."""
 
+import math
+import time
+
 import numba
 import numpy as np
 import pytest
@@ -64,6 +67,22 @@ def test_environment_overrides(policy):
         assert tp._env_mode() == "auto"
     with pytest.warns(UserWarning, match=tp.MIN_BATCH_ENV):
         assert tp._env_min_batch() == tp.DEFAULT_PARALLEL_MIN_BATCH
+
+
+def test_the_first_estimate_does_not_count_this_process_as_another(policy):
+    """The first estimate reads the 1-minute load average, which includes this process: a
+    process that kept one core busy for a minute must still see the other core free, and one
+    that was idle must see what the others load."""
+    policy.setattr(tp, "_cpus", lambda: 2)
+    policy.setattr(tp, "_loadavg", lambda: 1.0)
+    policy.setattr(tp, "_read_idle", lambda: None)  # no /proc: the load average only
+    now, cpu = time.monotonic(), time.process_time()
+    for own_rate, expected_threads in ((1.0, 2), (0.0, 1)):
+        policy.setattr(tp, "_STARTED", (now - 120.0, cpu - 120.0 * own_rate))
+        estimate = tp._Load().free_cores()
+        share = own_rate * (1 - math.exp(-2.0))
+        assert estimate == pytest.approx(min(2.0, max(1.0, 1.0 + share)), abs=0.02)
+        assert int(estimate + 0.5) == expected_threads
 
 
 def test_free_cores_is_between_one_and_the_cpus():

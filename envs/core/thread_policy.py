@@ -13,7 +13,8 @@ asks ``threads_for(rows)``:
 - otherwise at most the Numba thread count (``numba.set_num_threads`` or an explicit
   ``threads=`` argument), and in ``"auto"`` mode at most the cores the machine has free:
   idle CPU time plus this process's own CPU time over the last quarter second, from
-  ``/proc/stat`` (``os.getloadavg`` where there is no ``/proc``), rounded to whole cores.
+  ``/proc/stat``, rounded to whole cores. The first estimate (and every one where there is no
+  ``/proc``) is the 1-minute load average (``os.getloadavg``) less this process's own share.
 
 The thread count never changes a result (each game draws from its own RNG stream), only
 the speed.
@@ -28,6 +29,7 @@ Overrides (read at import; ``set_mode`` / ``set_parallel_min_batch`` change them
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import time
 import warnings
@@ -134,13 +136,30 @@ class _Load:
         if sample is not None and idle is not None and sample[1] is not None:
             # Cores that were idle or ran this process: what we could use.
             free = (idle - sample[1] + own - sample[2]) / max(now - sample[0], 1e-9)
-        elif self.free is None:
-            free = _cpus() - _loadavg()  # first call: the 1-minute load, others included
+        elif self.free is None:  # first call: the 1-minute load, less this process's share
+            free = _cpus() - _loadavg() + _own_share_of_loadavg(now, own)
         else:
             free = self.free
         self.free = min(float(_cpus()), max(1.0, free))
         self.sample = (now, idle, own)
         return self.free
+
+
+# When this module was imported, by the wall clock and this process's CPU clock.
+_STARTED = (time.monotonic(), time.process_time())
+_LOADAVG_MINUTE = 60.0  # the 1-minute load average's time constant (seconds)
+
+
+def _own_share_of_loadavg(now: float, own: float) -> float:
+    """How much of the 1-minute load average this process itself accounts for: its CPU rate
+    since import, weighted by how far the average (an exponential one, time constant one
+    minute) has caught up with it. Without it a process that kept one core busy for a minute
+    before its first parallel call counted itself as another process and ran on 1 thread."""
+    elapsed = now - _STARTED[0]
+    if elapsed <= 0:
+        return 0.0
+    rate = min(float(_cpus()), max(0.0, (own - _STARTED[1]) / elapsed))
+    return rate * (1.0 - math.exp(-elapsed / _LOADAVG_MINUTE))
 
 
 def _loadavg() -> float:
