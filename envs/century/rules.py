@@ -309,14 +309,15 @@ def random_legal_action(states, g, scratch, words, slot):
                 low = hand & (~hand + _ONE)
                 hand ^= low
                 t = 8 * block + np.int64((low * _BYTE_INDEX) >> _TOP_BYTE)
-                if (
+                # Written, then kept only if affordable: whether a trade is affordable is
+                # as good as random, and a branch on it was mispredicted half the time.
+                scratch[n] = A_PLAY + t
+                n += (
                     (y >= _PLAY_NEED[t, 0])
                     & (r >= _PLAY_NEED[t, 1])
                     & (gr >= _PLAY_NEED[t, 2])
                     & (b >= _PLAY_NEED[t, 3])
-                ):
-                    scratch[n] = A_PLAY + t
-                    n += 1
+                )
         total = y + r + gr + b
         for k in range(MARKET_SIZE):
             scratch[n] = A_ACQUIRE + k
@@ -324,10 +325,15 @@ def random_legal_action(states, g, scratch, words, slot):
         scratch[n] = A_REST
         n += played != 0
         for j in range(POINT_ROW_SIZE):
-            card = s.point_row[j]
-            if card >= 0 and _holds(s, p, POINT_COST, card):
-                scratch[n] = A_CLAIM + j
-                n += 1
+            card = s.point_row[j]  # -1: an empty slot (its cost row is any row, unused)
+            scratch[n] = A_CLAIM + j
+            n += (
+                (card >= 0)
+                & (y >= POINT_COST[card, 0])
+                & (r >= POINT_COST[card, 1])
+                & (gr >= POINT_COST[card, 2])
+                & (b >= POINT_COST[card, 3])
+            )
     elif phase == PHASE_UPGRADE:
         for c in range(3):
             scratch[n] = A_UPGRADE + c
