@@ -85,6 +85,25 @@ def test_the_first_estimate_does_not_count_this_process_as_another(policy):
         assert int(estimate + 0.5) == expected_threads
 
 
+def test_the_first_estimate_measures_the_window_since_import(policy):
+    """The first call reads /proc/stat over the window since the estimate was made (import):
+    the machine as it is, not the lagging load average (which still counted a process that had
+    just ended as busy, and gave a fresh process 1 thread on an idle machine)."""
+    policy.setattr(tp, "_cpus", lambda: 2)
+    policy.setattr(tp, "_loadavg", lambda: 1.9)  # stale: the machine is idle now
+    idle = [1000.0]
+    policy.setattr(tp, "_read_idle", lambda: idle[0])
+    load = tp._Load()
+    now, own = time.monotonic(), time.process_time()
+    # A second since import: the other core idle all along, this process busy on one.
+    load.sample = (now - 1.0, idle[0] - 1.0, own - 1.0)
+    assert load.free_cores() == pytest.approx(2.0, abs=0.05)
+    # Right after import the window is too short to read: the load average stands in.
+    policy.setattr(tp, "_STARTED", (time.monotonic(), time.process_time()))  # no own share
+    fresh = tp._Load()
+    assert fresh.free_cores() == pytest.approx(1.0, abs=0.05)
+
+
 def test_free_cores_is_between_one_and_the_cpus():
     free = tp.free_cores()
     assert 1.0 <= free <= tp._cpus()

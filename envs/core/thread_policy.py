@@ -13,8 +13,9 @@ asks ``threads_for(rows)``:
 - otherwise at most the Numba thread count (``numba.set_num_threads`` or an explicit
   ``threads=`` argument), and in ``"auto"`` mode at most the cores the machine has free:
   idle CPU time plus this process's own CPU time over the last quarter second, from
-  ``/proc/stat``, rounded to whole cores. The first estimate (and every one where there is no
-  ``/proc``) is the 1-minute load average (``os.getloadavg``) less this process's own share.
+  ``/proc/stat``, rounded to whole cores (the first window starts at import). Where there is
+  no ``/proc``, or for a call right after import, the 1-minute load average
+  (``os.getloadavg``) less this process's own share stands in.
 
 The thread count never changes a result (each game draws from its own RNG stream), only
 the speed.
@@ -47,6 +48,8 @@ MIN_BATCH_ENV = "MEEPLE_GYM_PARALLEL_MIN_BATCH"
 DEFAULT_PARALLEL_MIN_BATCH = 512
 # How often the free-core estimate is refreshed (seconds); reading /proc/stat costs ~20 us.
 LOAD_WINDOW = 0.25
+# The shortest window the first estimate reads /proc/stat over (below it, the load average).
+FIRST_WINDOW = 0.05
 
 
 def _env_mode() -> str:
@@ -121,22 +124,30 @@ except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
 
 
 class _Load:
-    """The free-core estimate, refreshed at most every ``LOAD_WINDOW`` seconds."""
+    """The free-core estimate, refreshed at most every ``LOAD_WINDOW`` seconds.
+
+    The first window starts when the estimate is made (at import), so the first parallel call,
+    usually a second or more later (kernels load or compile in between), already measures the
+    machine as it is. The 1-minute load average is the fallback (no ``/proc``, or a call within
+    ``FIRST_WINDOW`` of import): it lags, and counted a process that had just ended as busy for
+    a minute, so a script started right after another ran its first calls on 1 thread."""
 
     def __init__(self):
-        self.sample = None  # (wall, idle, own cpu) at the start of the current window
+        # (wall, idle, own cpu) at the start of the current window
+        self.sample = (time.monotonic(), _read_idle(), time.process_time())
         self.free = None
 
     def free_cores(self) -> float:
         now = time.monotonic()
         sample = self.sample
-        if sample is not None and now - sample[0] < LOAD_WINDOW and self.free is not None:
+        elapsed = now - sample[0]
+        if self.free is not None and elapsed < LOAD_WINDOW:
             return self.free
         idle, own = _read_idle(), time.process_time()
-        if sample is not None and idle is not None and sample[1] is not None:
+        if idle is not None and sample[1] is not None and elapsed >= FIRST_WINDOW:
             # Cores that were idle or ran this process: what we could use.
-            free = (idle - sample[1] + own - sample[2]) / max(now - sample[0], 1e-9)
-        elif self.free is None:  # first call: the 1-minute load, less this process's share
+            free = (idle - sample[1] + own - sample[2]) / elapsed
+        elif self.free is None:  # the 1-minute load, less this process's share
             free = _cpus() - _loadavg() + _own_share_of_loadavg(now, own)
         else:
             free = self.free
