@@ -105,10 +105,13 @@ def _step_game(
         if everyone:  # a rollout: masks[g] is scratch, no caller reads it
             action = random_action(states, g, mask_row, words, g)  # noqa: F821 - bound per game
             continue
-        legal_mask_into(states, g, mask_row)  # noqa: F821 - bound per game
         action = -1
         if seat >= 0 and states[g].current_player != seat:
-            action = random_legal(mask_row, words, g)
+            # The random opponent's move: the game's sampler draws what random_legal would
+            # from the mask, without building it where the game can (Century).
+            action = random_action(states, g, mask_row, words, g)  # noqa: F821 - bound per game
+        if action < 0:  # the caller's turn (or nothing legal): its mask
+            legal_mask_into(states, g, mask_row)  # noqa: F821 - bound per game
 
 
 def step_batch(
@@ -137,10 +140,12 @@ def step_batch(
     ``final_states`` and is immediately re-dealt from key (seed, i, 2 * episode) so every slot
     always holds a live game. A game whose action is negative is left as it is (no reward)
     unless it has an opponent to play. The opponent draws with ``words[i]`` (advanced in
-    place) and the learner sits in ``next_seats[i]`` after an end; see envs/core/game.py.
+    place) through the game's ``random_action`` (what ``random_legal`` would draw from its mask,
+    with ``masks[i]`` as scratch until the learner is to act and gets its mask), and the learner
+    sits in ``next_seats[i]`` after an end; see envs/core/game.py.
     ``seats[i] == ALL_SEATS_RANDOM`` plays every seat at random until the game ends and keeps
-    the finished game in place (the random rollout: one kernel serves both); there the game's
-    ``random_action`` picks the moves and ``masks`` is only its scratch space.
+    the finished game in place (the random rollout: one kernel serves both); there
+    ``masks`` is only ``random_action``'s scratch space.
     """
     for i in prange(states.shape[0]):
         _step_game(
@@ -176,9 +181,10 @@ def batch_kernels(
     """``(reset_batch, legal_masks_batch, step_batch)`` of ``game``, parallel kernels built
     from its own (envs/core/game.py); ``seat_count(s, num_players)`` is how many seats' scores a
     finished game reports. ``random_action(states, g, scratch, words, slot)`` (optional) plays
-    the random rollout: it must return exactly what ``random_legal`` draws from game ``g``'s
-    legal mask with ``words[slot]`` (-1 and no draw when nothing is legal), and may overwrite
-    the int8 row ``scratch``; a game can compute it without building the mask."""
+    the random rollout and the random opponent's moves: it must return exactly what
+    ``random_legal`` draws from game ``g``'s legal mask with ``words[slot]`` (-1 and no draw
+    when nothing is legal), and may overwrite the int8 row ``scratch``; a game can compute it
+    without building the mask."""
     namespace = dict(globals())
     namespace.update(
         apply_action=apply_action,
