@@ -372,10 +372,13 @@ def _weakest_marker(v, exclude):
 def _knapsack(cost, worth, uses_slot, count, capacity, slots, keep, taken):
     """Best total worth of items within ``capacity`` and ``slots``; ``keep`` marks the set.
 
-    Only the items that can be taken (worth above 0, within both limits) get a row of the
-    table, and each limit is cut to what those items could use together: a skipped item's row
-    would copy the one before it, and cells past the cut equal the cut's. So the set and the
-    total are those of the full table, at a fraction of its size."""
+    Only the items that can be taken (worth above 0, within both limits) enter, and each limit
+    is cut to what those items could use together: a skipped item would change no cell, and
+    cells past the cut equal the cut's. One table of values is updated in place, from the top
+    down so that each item is counted once, and a byte per item and cell records where taking
+    it did better; walking those back gives the set. The set and the total are those of the
+    full table over every item (tests/test_search_speedups.py), which had a value per item and
+    cell and was about a fifth of the search's time in Endeavor (benchmarks/README.md)."""
     cap = min(capacity, MAX_WORK - 1)
     n = 0
     all_cost = 0
@@ -387,29 +390,69 @@ def _knapsack(cost, worth, uses_slot, count, capacity, slots, keep, taken):
             n += 1
             all_cost += cost[i]
             all_slots += uses_slot[i]
+    if n == 0:
+        return 0.0
     cap = min(cap, all_cost)
+    if all_slots <= slots:
+        return _knapsack_no_slot_limit(cost, worth, n, cap, keep, taken)
     slots = min(slots, all_slots)
-    best = np.zeros((n + 1, slots + 1, cap + 1))
+    best = np.zeros((slots + 1, cap + 1))
+    took = np.empty((n, slots + 1, cap + 1), np.bool_)
     for j in range(n):
         i = taken[j]
-        f_need = uses_slot[i]
-        for f in range(slots + 1):
-            for w in range(cap + 1):
-                v = best[j, f, w]
-                if cost[i] <= w and f_need <= f:
-                    alt = best[j, f - f_need, w - cost[i]] + worth[i]
-                    if alt > v:
-                        v = alt
-                best[j + 1, f, w] = v
+        need = uses_slot[i]
+        price = cost[i]
+        gain = worth[i]
+        for f in range(slots, -1, -1):
+            row = took[j, f]
+            if f < need:
+                row[:] = False
+                continue
+            for w in range(cap, price - 1, -1):
+                alt = best[f - need, w - price] + gain
+                better = alt > best[f, w]
+                if better:
+                    best[f, w] = alt
+                row[w] = better
+            row[:price] = False
     f = slots
     w = cap
     for j in range(n - 1, -1, -1):
         i = taken[j]
-        if best[j + 1, f, w] != best[j, f, w]:
+        if took[j, f, w]:
             keep[i] = 1
             f -= uses_slot[i]
             w -= cost[i]
-    return best[n, slots, cap]
+    return best[slots, cap]
+
+
+@kernel
+def _knapsack_no_slot_limit(cost, worth, n, cap, keep, taken):
+    """``_knapsack`` where the items could all take a board slot together: the table needs no
+    slot axis. Its cells are the full table's at any slot count at least the slots of the
+    items so far, which is every cell the walk back reads, so the set and the total are the
+    same (and the table is up to ten times smaller)."""
+    best = np.zeros(cap + 1)
+    took = np.empty((n, cap + 1), np.bool_)
+    for j in range(n):
+        i = taken[j]
+        price = cost[i]
+        gain = worth[i]
+        row = took[j]
+        for w in range(cap, price - 1, -1):
+            alt = best[w - price] + gain
+            better = alt > best[w]
+            if better:
+                best[w] = alt
+            row[w] = better
+        row[:price] = False
+    w = cap
+    for j in range(n - 1, -1, -1):
+        i = taken[j]
+        if took[j, w]:
+            keep[i] = 1
+            w -= cost[i]
+    return best[cap]
 
 
 @kernel
