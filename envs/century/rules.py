@@ -310,7 +310,8 @@ def random_legal_action(states, g, scratch, words, slot):
                 hand ^= low
                 t = 8 * block + np.int64((low * _BYTE_INDEX) >> _TOP_BYTE)
                 # Written, then kept only if affordable: whether a trade is affordable is
-                # as good as random, and a branch on it was mispredicted half the time.
+                # close to a coin flip, and the branch on it was the sampler's hottest
+                # instruction (benchmarks/README.md, "Borrowed arguments").
                 scratch[n] = A_PLAY + t
                 n += (
                     (y >= _PLAY_NEED[t, 0])

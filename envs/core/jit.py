@@ -424,6 +424,9 @@ class record_arg:
         return given == self.numba_type
 
 
+_LITTLE_ENDIAN = sys.byteorder == "little"
+
+
 def _load_word_from_bytes(array, byte):
     """``load_word`` where the fence's ``word_loads`` is off: the same word, built from a byte
     view of the array in the machine's byte order."""
@@ -433,9 +436,6 @@ def _load_word_from_bytes(array, byte):
         shift = np.uint64(8 * i if _LITTLE_ENDIAN else 56 - 8 * i)
         word |= np.uint64(raw[byte + i]) << shift
     return word
-
-
-_LITTLE_ENDIAN = sys.byteorder == "little"
 
 
 @functools.cache
