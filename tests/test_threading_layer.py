@@ -74,3 +74,7 @@ def test_ci_runs_the_readme_test_line_verbatim_in_a_fresh_venv():
     assert make_venv in ci, "CI makes its venv as the README does"
     assert test_line in ci, "CI runs the README's test line verbatim"
     assert ci.index(make_venv) < ci.index(test_line)
+    # Its status is taken whole: under `set -e` a failed install before the last `&&` would
+    # otherwise skip the tests and let the script go on.
+    at = ci.index(test_line)
+    assert ci[at - 1] == "set +e" and ci[at + 1] == "status=$?"
