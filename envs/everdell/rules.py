@@ -2478,33 +2478,40 @@ def score_of(s, p):
         loc = s.wloc[p, w]
         if 0 <= loc < NL and LOC_KIND[loc] == D.LOC_JOURNEY:
             total += LOC_POINTS[loc]
+    # One pass over the city (the observation scores every seat on every step): base points
+    # and tokens, and the counts that the bonus cards score per card.
+    architects = kings = husbands = wives = 0
+    castles = palaces = schools = theaters = ever_trees = 0
+    common_constructions = unique_constructions = common_critters = unique_critters = 0
+    prosperity = 0
     for k in range(CITY_SLOTS):
         t = s.city[p, k]
         if t < 0:
             continue
         total += POINTS[t] + s.city_tokens[p, k]
-        if t == ARCHITECT:
-            total += min(6, s.resources[p, RESIN] + s.resources[p, PEBBLE])
-        elif t == KING:
-            total += basic_events + 2 * special_events
-        elif t == WIFE:
-            pass  # counted once below
-        elif t == CASTLE or t == PALACE or t == SCHOOL or t == THEATER or t == EVER_TREE:
-            for j in range(CITY_SLOTS):
-                c = s.city[p, j]
-                if c < 0:
-                    continue
-                if t == CASTLE:
-                    total += KIND[c] == CONSTRUCTION and UNIQUE[c] == 0
-                elif t == PALACE:
-                    total += KIND[c] == CONSTRUCTION and UNIQUE[c] == 1
-                elif t == SCHOOL:
-                    total += KIND[c] == CRITTER and UNIQUE[c] == 0
-                elif t == THEATER:
-                    total += KIND[c] == CRITTER and UNIQUE[c] == 1
-                else:
-                    total += COLOR[c] == PROSPERITY
-    total += 3 * _pairs(s, p)  # Wife: 3 points for each Wife with a Husband partner
+        unique = UNIQUE[t] == 1
+        if KIND[t] == CONSTRUCTION:
+            unique_constructions += unique
+            common_constructions += not unique
+        else:
+            unique_critters += unique
+            common_critters += not unique
+        prosperity += COLOR[t] == PROSPERITY
+        architects += t == ARCHITECT
+        kings += t == KING
+        husbands += t == HUSBAND
+        wives += t == WIFE
+        castles += t == CASTLE
+        palaces += t == PALACE
+        schools += t == SCHOOL
+        theaters += t == THEATER
+        ever_trees += t == EVER_TREE
+    total += architects * min(6, s.resources[p, RESIN] + s.resources[p, PEBBLE])
+    total += kings * (basic_events + 2 * special_events)
+    total += castles * common_constructions + palaces * unique_constructions
+    total += schools * common_critters + theaters * unique_critters
+    total += ever_trees * prosperity  # the Ever Tree counts itself (a Prosperity card)
+    total += 3 * min(husbands, wives)  # Wife: 3 points for each Wife with a Husband partner
     return total
 
 
