@@ -69,6 +69,9 @@ VIEW_DTYPE = np.dtype(
         ("ships", np.int64, (R.MAXP, R.NR)),
         ("board_n", np.int64, (R.MAXP,)),
         ("markers", np.int64, (R.MAXP,)),
+        # The board's cards as the compact observation codes them (flag index + 1, ascending)
+        ("board_codes", np.int64, (R.MAXP, R.BOARD)),
+        # ... and what the decision reads of them (``_abilities``):
         ("defence", np.int64, (R.MAXP,)),  # defence cards on each board (END-A4)
         ("bonus", np.int64, (R.N_ROLES,)),  # own role-bonus cards per role
         ("discount", np.int64),  # own travel-discount cards
@@ -129,18 +132,40 @@ def _add_ability(v, i, ab, arg):
 
 
 @kernel
-def _board_abilities(obs, start, count, kind, v, i, left):
-    """Add the abilities of player ``i``'s board cards of ``kind`` (entries ``start`` to
-    ``start + count``), reading until ``left`` set entries are found; returns how many are
-    still to find."""
+def _abilities(v):
+    """The view's ability counts (defence per seat; the observer's role bonuses, travel
+    discounts, extra goods, region points) from its board codes."""
+    v.discount = 0
+    v.extra_good = 0
+    v.bonus[:] = 0
+    v.region_pts[:] = 0
+    for i in range(R.MAXP):
+        v.defence[i] = 0
+        for j in range(R.BOARD):
+            flag = v.board_codes[i, j] - 1
+            if flag < 0:
+                break
+            if flag < R.NC:
+                ab, arg = _card_ability(0, flag)
+            elif flag < R.NC + R.NB:
+                ab, arg = _card_ability(1, flag - R.NC)
+            else:
+                ab, arg = _card_ability(2, flag - R.NC - R.NB)
+            _add_ability(v, i, ab, arg)
+
+
+@kernel
+def _board_codes(obs, start, count, first_code, v, i, listed):
+    """Player ``i``'s set board flags among entries ``start`` to ``start + count`` as codes
+    (``first_code`` + index), appended to ``v.board_codes[i]`` from ``listed`` on, reading
+    until the board's ``board_n`` entries are found; returns how many are listed."""
     for c in range(count):
-        if left <= 0:
+        if listed >= v.board_n[i]:
             break
         if obs[start + c] != 0:
-            ab, arg = _card_ability(kind, c)
-            _add_ability(v, i, ab, arg)
-            left -= 1
-    return left
+            v.board_codes[i, listed] = first_code + c
+            listed += 1
+    return listed
 
 
 @kernel
@@ -149,16 +174,11 @@ def _decode(obs, v):
     v.rnd = np.int64(obs[E.ROUND])
     v.phase = _onehot(obs, E.PHASE_ONEHOT, E.N_PHASES)
     v.sub = max(0, _onehot(obs, E.SUB_ONEHOT, E.N_SUBS))
-    v.discount = 0
-    v.extra_good = 0
-    v.bonus[:] = 0
-    v.region_pts[:] = 0
     for i in range(R.MAXP):
         b = E.PLAYERS + i * E.PLAYER_BLOCK
         v.pool[i] = np.int64(obs[b + E.P_POOL])
         v.board_n[i] = np.int64(obs[b + E.P_BOARD_N])
         v.markers[i] = np.int64(obs[b + E.P_MARKERS])
-        v.defence[i] = 0
         for g in range(R.NG):
             v.goods[i, g] = np.int64(obs[b + E.P_GOODS + g])
         for r in range(R.NR):
@@ -166,10 +186,12 @@ def _decode(obs, v):
         # A board card sets one entry (a second copy sets the same one), so at most
         # ``board_n`` entries are set: the scan stops once it has found that many. Seats past
         # ``n`` are all zeros (the encoder writes only the players' blocks).
-        left = v.board_n[i] if i < v.n else 0
-        left = _board_abilities(obs, b + E.P_BOARD_CITY, R.NC, 0, v, i, left)
-        left = _board_abilities(obs, b + E.P_BOARD_BUILDING, R.NB, 1, v, i, left)
-        _board_abilities(obs, b + E.P_BOARD_EMPIRE, R.NEMP, 2, v, i, left)
+        v.board_codes[i, :] = 0
+        if i < v.n:
+            listed = _board_codes(obs, b + E.P_BOARD_CITY, R.NC, 1, v, i, 0)
+            listed = _board_codes(obs, b + E.P_BOARD_BUILDING, R.NB, 1 + R.NC, v, i, listed)
+            _board_codes(obs, b + E.P_BOARD_EMPIRE, R.NEMP, 1 + R.NC + R.NB, v, i, listed)
+    _abilities(v)
     v.placed = np.int64(obs[E.PLAYERS + E.P_PLACED])
     v.gov_slot = -1
     for k in range(R.N_SLOTS):
@@ -203,32 +225,19 @@ def _decode_compact(obs, v):
     v.rnd = np.int64(obs[E.C_ROUND])
     v.phase = np.int64(obs[E.C_PHASE]) - 1
     v.sub = max(0, np.int64(obs[E.C_SUB]) - 1)
-    v.discount = 0
-    v.extra_good = 0
-    v.bonus[:] = 0
-    v.region_pts[:] = 0
     for i in range(R.MAXP):
         b = i * E.C_PLAYER_BLOCK
         v.pool[i] = np.int64(obs[b + E.CP_POOL])
         v.board_n[i] = np.int64(obs[b + E.CP_BOARD_N])
         v.markers[i] = np.int64(obs[b + E.CP_MARKERS])
-        v.defence[i] = 0
         for g in range(R.NG):
             v.goods[i, g] = np.int64(obs[b + E.CP_GOODS + g])
         for r in range(R.NR):
             v.ships[i, r] = np.int64(obs[b + E.CP_SHIPS + r])
         # Board codes ascend through city, building, empire ids: the order of the flag scan.
-        for j in range(R.BOARD if i < v.n else 0):
-            flag = np.int64(obs[b + E.CP_BOARD + j]) - 1
-            if flag < 0:
-                break
-            if flag < R.NC:
-                ab, arg = _card_ability(0, flag)
-            elif flag < R.NC + R.NB:
-                ab, arg = _card_ability(1, flag - R.NC)
-            else:
-                ab, arg = _card_ability(2, flag - R.NC - R.NB)
-            _add_ability(v, i, ab, arg)
+        for j in range(R.BOARD):
+            v.board_codes[i, j] = np.int64(obs[b + E.CP_BOARD + j])
+    _abilities(v)
     v.placed = np.int64(obs[E.CP_PLACED])
     v.gov_slot = -1
     for k in range(R.N_SLOTS):
@@ -895,6 +904,27 @@ def heuristic_action_compact(obs, mask):
     views = np.empty(1, VIEW_DTYPE)  # as in heuristic_action
     _decode_compact(obs, views[0])
     return _decide(mask, views)
+
+
+@standalone_kernel(array_arg(VIEW_DTYPE), array_arg(np.int8), returns=types.int64)
+def heuristic_action_view(views, mask):
+    """``heuristic_action`` on a view that ``view_into`` filled from a game's record: the
+    search's play-outs (GameSpec.search ``rollout_view``)."""
+    _abilities(views[0])
+    return _decide(mask, views)
+
+
+@standalone_kernel(R.STATES, types.int64, types.int64, array_arg(VIEW_DTYPE))
+def view_into(states, g, player, views):
+    """``views[0]``: what ``player`` sees of game ``g``, as the decoders would read it from
+    either observation (``meeple_gym.encoders.endeavor.encode_view``)."""
+    E.encode_view(states[g], player, views[0])
+
+
+@kernel
+def new_view(size):
+    """The buffer ``view_into`` fills (``size``, the search's observation size, is unused)."""
+    return np.zeros(1, VIEW_DTYPE)
 
 
 class EndeavorHeuristicAgent(KernelAgent, policy=heuristic_action, game="endeavor"):

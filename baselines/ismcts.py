@@ -23,12 +23,13 @@ One iteration: copy the root record, determinize it, select by UCB while every l
 node has a child, expand one untried move (chosen at random), play out with the rollout policy
 (``random``: uniform over legal moves; ``heuristic``: the game's rule-of-thumb kernel on the
 mover's own observation, random with probability ``epsilon``; the observation is the one the
-game's search spec names in ``rollout_observation``, Everdell's compact one, else the full one)
-until the game ends or ``depth``
-moves were played, and back the value up: each node adds the value of the player who made its
-move. Values are the game's terminal rewards (+1 winner, shared negatives); at the depth cap
-they are ``tanh(margin / scale)`` of each player's current score margin over the best other
-player (the game's own score kernel). The move played is the root child with the most visits.
+game's search spec names in ``rollout_observation``, Everdell's and Radlands' compact one, or
+with ``rollout_view`` the heuristic's own decoded view written straight from the record,
+Endeavor's; else the full one) until the game ends or ``depth`` moves were played, and back
+the value up: each node adds the value of the player who made its move. Values are the game's
+terminal rewards (+1 winner, shared negatives); at the depth cap they are ``tanh(margin /
+scale)`` of each player's current score margin over the best other player (the game's own
+score kernel). The move played is the root child with the most visits.
 
 Forced moves (one legal action) are played without searching.
 
@@ -116,7 +117,7 @@ def _search_row(
     path = np.zeros(cap, np.int32)
     tried = np.zeros(NUM_ACTIONS, np.int8)
     mask = np.zeros(NUM_ACTIONS, np.int8)
-    obs = np.zeros(OBS_SIZE if rollout == 1 or prior > 0.0 else 1, np.float32)
+    obs = new_rollout_buffer(OBS_SIZE if rollout == 1 or prior > 0.0 else 1)  # noqa: F821
     value = np.zeros(MAX_SEATS, np.float32)
     scores = np.zeros(MAX_SEATS, np.float64)
     words = np.zeros(1, np.uint64)
@@ -322,7 +323,37 @@ def _scores_score_of(states, g, out):
     return seats
 
 
+def _observation_buffer(size):
+    """The play-outs' observation vector (a game with ``rollout_view`` binds its own buffer)."""
+    return np.zeros(size, np.float32)
+
+
 _TEMPLATES = (_first_legal, _uniform, _untried_move)
+
+
+def rollout_hooks(spec) -> dict:
+    """What the play-out heuristic reads and how: ``encode_into(states, g, player, buffer)``,
+    ``heuristic_action(buffer, mask)``, ``new_buffer(size)`` (None: a float32 vector of
+    ``size``) and ``size``. By default the observation that ``rollout_observation`` names (the
+    full one if absent) and the spec's ``rollout`` kernel; with ``rollout_view`` (``view_into``,
+    ``new_view``, ``decide``: "module:attr" each) the heuristic's decoded view, filled from the
+    record by the game's encoder without a vector between (Endeavor)."""
+    search = spec.search
+    view = search.get("rollout_view")
+    if view is not None:
+        return {
+            "encode_into": _resolve(view["view_into"]),
+            "heuristic_action": _resolve(view["decide"]),
+            "new_buffer": _resolve(view["new_view"]),
+            "size": 1,
+        }
+    encoder = spec.with_observation(search.get("rollout_observation"))
+    return {
+        "encode_into": encoder.encode_into,
+        "heuristic_action": _resolve(search["rollout"]),
+        "new_buffer": None,
+        "size": encoder.obs_size,
+    }
 
 
 def _resolve(path: str):
@@ -371,24 +402,28 @@ def search_kernel(game: str):
     search = spec.search
     # The play-out heuristic reads the observation named by ``rollout_observation`` (the
     # game's default one if absent): Everdell's compact vector carries the same information at
-    # a fifth of the writes, and its heuristic reads it without one-hot scans.
-    encoder = spec.with_observation(search.get("rollout_observation"))
+    # a fifth of the writes, and its heuristic reads it without one-hot scans; or, with
+    # ``rollout_view``, its decoded view filled from the record (``rollout_hooks``).
+    hooks = rollout_hooks(spec)
     namespace = dict(globals())
     namespace.update(
         NUM_ACTIONS=spec.num_actions,
-        OBS_SIZE=encoder.obs_size,
+        OBS_SIZE=hooks["size"],
         legal_mask_into=spec.legal_mask_into,
         apply_action=spec.apply_action,
         rewards_into=spec.rewards_into,
         determinize_into=spec.determinize_into,
-        encode_into=encoder.encode_into,
-        heuristic_action=_resolve(search["rollout"]),
+        encode_into=hooks["encode_into"],
+        heuristic_action=hooks["heuristic_action"],
     )
     for name, path in search["score_kernels"].items():
         namespace[name] = _resolve(path)
     scores_template = _resolve(search["scores"])
     for template in _TEMPLATES:
         namespace[template.__name__] = game_kernel(rebind(template, namespace), game)
+    namespace["new_rollout_buffer"] = hooks["new_buffer"] or game_kernel(
+        rebind(_observation_buffer, namespace), game
+    )
     namespace["scores_into"] = game_kernel(rebind(scores_template, namespace), game)
     namespace["_search_row"] = game_kernel(rebind(_search_row, namespace), game)
     return game_kernel(rebind(_search_batch, namespace), game, parallel=True)

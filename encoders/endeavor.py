@@ -490,6 +490,32 @@ assert C_OWN_ROLE_HAND == compact_offset(OWN_ROLE_HAND)
 
 
 @kernel
+def _board_codes_into(s, p, out, at):
+    """p's board cards as their flags' indices + 1 (city id, then ``NC`` + building id, then
+    ``NC + NB`` + empire id), ascending, each once, into ``out[at:at + BOARD]``, which holds
+    zeros before (insertion into a sorted list; a second copy shows once, as its flag)."""
+    listed = 0
+    for i in range(s.board_n[p]):
+        kind = s.board_kind[p, i]
+        code = int(s.board_id[p, i]) + 1
+        if kind == K_BUILDING:
+            code += NC
+        elif kind == K_EMPIRE:
+            code += NC + NB
+        elif kind != K_CITY:
+            continue
+        pos = listed
+        while pos > 0 and out[at + pos - 1] > code:
+            pos -= 1
+        if pos > 0 and out[at + pos - 1] == code:
+            continue  # a second copy: the flag shows it once
+        for j in range(listed, pos, -1):
+            out[at + j] = out[at + j - 1]
+        out[at + pos] = code
+        listed += 1
+
+
+@kernel
 def _compact_player(s, p, player, b, out):
     """``_encode_player`` in the compact layout: same entries, one-hots and board flags coded."""
     n = int(s.num_players)
@@ -525,26 +551,7 @@ def _compact_player(s, p, player, b, out):
     for r in range(NR):
         out[b + CP_SHIPS + r] = s.ships[p, r]
     out[b + CP_BOARD_N] = s.board_n[p]
-    # The board flags' set indices, ascending, each once (insertion into a sorted list).
-    listed = 0
-    for i in range(s.board_n[p]):
-        kind = s.board_kind[p, i]
-        code = int(s.board_id[p, i]) + 1
-        if kind == K_BUILDING:
-            code += NC
-        elif kind == K_EMPIRE:
-            code += NC + NB
-        elif kind != K_CITY:
-            continue
-        at = listed
-        while at > 0 and out[b + CP_BOARD + at - 1] > code:
-            at -= 1
-        if at > 0 and out[b + CP_BOARD + at - 1] == code:
-            continue  # a second copy: the flag shows it once
-        for j in range(listed, at, -1):
-            out[b + CP_BOARD + j] = out[b + CP_BOARD + j - 1]
-        out[b + CP_BOARD + at] = code
-        listed += 1
+    _board_codes_into(s, p, out, b + CP_BOARD)
     out[b + CP_EMPIRE_HAND_N] = s.empire_hand[p].sum()  # END-S4: the size only
     for r in range(N_ROLES):
         out[b + CP_ROLE_ASIDE + r] = s.role_aside[p, r]
@@ -628,3 +635,82 @@ compact_from_full = FOLDING.fold  # the slow reference of the compact kernel
 COMPACT_OBS_LOW, COMPACT_OBS_HIGH = FOLDING.bounds(OBS_HIGH)
 # ``GameSpec.observations["compact"]`` (envs/endeavor/spec.py): what the compact spec reads.
 COMPACT = observation_variant(encode_compact_into, encode_compact_batch, COMPACT_OBS_HIGH)
+
+
+# ---- the decoded view (the search's play-outs) ------------------------------------------------
+# The heuristic (baselines/endeavor_heuristic.py) reads an observation by decoding it into a
+# record of named fields (its "view"). ``encode_view`` writes the fields that come from the
+# observation straight from the game's record, seen from ``player``: the same values as
+# decoding the compact vector (tests/test_search_speedups.py), without the 409 floats between
+# (benchmarks/README.md, "Endeavor's play-outs read a view"). Seats are relative to the
+# observer, as in the vectors; seats from ``num_players`` on are zero.
+#
+# Fields: n, rnd, phase, sub (0 outside role execution); per relative seat: pool, goods
+# (clipped at ``GOODS_CAP``), ships, board_n, markers, board_codes (``_board_codes_into``);
+# placed and role (the observer's; 0 and -1 without a role); per slot: slot_city (-1 empty),
+# slot_owner (relative seat, -1 none), slot_up; gov_slot (the slot a Governor is settling, -1);
+# open (per region); emarket and bmarket (the card ids, -1 empty); the observer's roles and
+# hand (counts); strength and used (0 outside role execution).
+@kernel
+def encode_view(s, player, v):
+    n = int(s.num_players)
+    in_role = s.phase == PH_ROLE
+    v.n = n
+    v.rnd = s["round"]  # a NumPy record's .round is its method (plain-Python mode)
+    v.phase = s.phase
+    v.sub = max(0, int(s.sub)) if in_role else 0
+    for i in range(MAXP):
+        codes = v.board_codes[i]
+        for j in range(BOARD):
+            codes[j] = 0
+        if i >= n:
+            v.pool[i] = 0
+            v.board_n[i] = 0
+            v.markers[i] = 0
+            for g in range(NG):
+                v.goods[i, g] = 0
+            for r in range(NR):
+                v.ships[i, r] = 0
+            continue
+        p = player + i
+        if p >= n:
+            p -= n
+        v.pool[i] = s.pool[p]
+        v.board_n[i] = s.board_n[p]
+        markers = 0
+        for k in range(N_SLOTS):
+            markers += s.slot_owner[k] == p
+        v.markers[i] = markers
+        for g in range(NG):
+            v.goods[i, g] = min(s.goods[p, g], GOODS_CAP)
+        for r in range(NR):
+            v.ships[i, r] = s.ships[p, r]
+        _board_codes_into(s, p, codes, 0)
+    has_role = s.role[player] >= 0
+    v.role = s.role[player] if has_role else -1
+    v.placed = s.placed[player] if has_role else 0
+    settling = in_role and (s.sub == SUB_GOV_PAY or s.sub == SUB_GOV_MOVE)
+    v.gov_slot = -1
+    for k in range(N_SLOTS):
+        v.slot_city[k] = s.slot_city[k] if s.slot_city[k] >= 0 else -1
+        q = int(s.slot_owner[k])
+        if q >= 0:
+            q -= player
+            v.slot_owner[k] = q + n if q < 0 else q
+        else:
+            v.slot_owner[k] = -1
+        v.slot_up[k] = s.slot_upgraded[k]
+        if settling and s.gov_slot == k:
+            v.gov_slot = k
+    for r in range(NR):
+        v.open[r] = s.region_open[r]
+    for i in range(MARKET):
+        v.emarket[i] = s.empire_market[i]
+    for i in range(B_MARKET):
+        v.bmarket[i] = s.building_market[i]
+    for r in range(N_ROLES):
+        v.roles[r] = s.role_hand[player, r]
+    for e in range(NEMP):
+        v.hand[e] = s.empire_hand[player, e]
+    v.strength = s.strength if in_role else 0
+    v.used = s.used if in_role else 0

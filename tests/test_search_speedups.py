@@ -3,7 +3,9 @@ worth and keep value, and its gain weights, on first use and its token-pays flag
 over the slots, and must pick what the eager board (all of them filled before deciding, as
 they were) picks, on positions from heuristic self-play and random play. Its play-outs, and
 Radlands', read the compact observation: the board decoded from it must be the full
-observation's, field by field, and the action the same.
+observation's, field by field, and the action the same. Endeavor's play-outs fill the
+heuristic's view straight from the record: it must be the view decoded from the compact (and
+so the full) observation, field by field, with the same action.
 The Century heuristic's cube distance (written out for four colours) and the Endeavor
 heuristic's knapsack (a table over the items that can be taken only) are checked against the
 loops they replaced, on arbitrary input."""
@@ -176,6 +178,59 @@ def test_endeavor_heuristic_reads_the_compact_observation_as_the_full_one():
         _assert_boards_and_actions_agree(
             kernel, EH.VIEW_DTYPE, full, compact, masks, f"endeavor {num_players}p"
         )
+
+
+def _endeavor_records(size, seed, heuristic_share, num_players):
+    """The records, players to act, compact observations and masks of every decision of
+    ``size`` games, the first ``heuristic_share`` of them played by the heuristic."""
+    batch = mg.make_batch("endeavor", size, num_players, seed)
+    compact_spec = mg.get_spec("endeavor").with_observation("compact")
+    obs = batch.reset()
+    agent = make_agent("heuristic", "endeavor", seed)
+    words = policy_words(seed, size)
+    random_actions = np.zeros(size, dtype=np.int64)
+    use_heuristic = np.arange(size) < heuristic_share
+    seen = {"states": [], "players": [], "compact": [], "masks": []}
+    for _ in range(600):
+        live = (batch.states["terminated"] == 0) & (batch.states["truncated"] == 0)
+        if not live.any():
+            break
+        states = batch.get_states()
+        players = states["current_player"].astype(np.int64)
+        compact = np.zeros((size, compact_spec.obs_size), np.float32)
+        compact_spec.encode_batch(states, players, compact)
+        for key, part in (("states", states), ("players", players), ("compact", compact)):
+            seen[key].append(part[live])
+        seen["masks"].append(batch.legal_mask[live].astype(np.int8))
+        random_legal_actions(batch.legal_mask, words, random_actions)
+        actions = np.where(use_heuristic, agent.act_batch(obs, batch.legal_mask), random_actions)
+        obs, *_ = batch.step(actions)
+    return tuple(np.concatenate(seen[k]) for k in ("states", "players", "compact", "masks"))
+
+
+# What the encoder's view and the decoders fill; the rest of the view is the plans' scratch.
+_VIEW_FIELDS = EH.VIEW_DTYPE.names[: EH.VIEW_DTYPE.names.index("k_cost")]
+
+
+def test_endeavor_view_from_the_record_is_the_decoded_compact_observation():
+    """Every decision of 2-, 3- and 4-player heuristic and random games, each seen by the
+    player to act: ``view_into`` (the play-outs' view, written from the record) equals the
+    compact observation decoded, field by field, and the heuristic's action is the same."""
+    for num_players in (2, 3, 4):
+        states, players, compact, masks = _endeavor_records(6, 41 + num_players, 3, num_players)
+        assert states.shape[0] > 600
+        assert set(states["phase"].tolist()) >= set(range(5))
+        from_record = np.zeros(1, EH.VIEW_DTYPE)
+        decoded = np.zeros(1, EH.VIEW_DTYPE)
+        for i in range(states.shape[0]):
+            EH.view_into(states, i, players[i], from_record)
+            action = EH.heuristic_action_view(from_record, masks[i])
+            EH._decode_compact(compact[i], decoded[0])
+            for name in _VIEW_FIELDS:
+                np.testing.assert_array_equal(
+                    from_record[name], decoded[name], err_msg=f"{num_players}p position {i} {name}"
+                )
+            assert action == EH.heuristic_action_compact(compact[i], masks[i])
 
 
 # ---- Century and Endeavor heuristics: cheaper code, same results -------------------------------

@@ -143,8 +143,10 @@ class GameSpec:
     # current scores ``(states, g, out) -> seats``; ``score_kernels``: global name ->
     # "module:attr" of the kernels that template calls; ``rollout``: "module:attr" of the
     # heuristic's ``heuristic_action`` kernel; ``rollout_observation`` (optional): the
-    # observation that kernel reads (a key of ``observations``; default "full"). None: no
-    # search for this game.
+    # observation that kernel reads (a key of ``observations``; default "full");
+    # ``rollout_view`` (optional): "module:attr" of ``view_into``, ``new_view`` and ``decide``,
+    # play-outs on the heuristic's decoded view filled from the record (ismcts.rollout_hooks).
+    # None: no search for this game.
     search: dict | None = None
     # The learned agent's trainer (baselines/net_train.py): its settings for this game, the
     # ones that made the weights shipped for ``net`` (``rounds``, ``sims``, ``round_games``,

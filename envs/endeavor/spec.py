@@ -34,10 +34,16 @@ SPEC = GameSpec.from_modules(
         "scale": 8.0,
         "scores": "meeple_gym.baselines.ismcts:_scores_score_of",
         "score_kernels": {"score_of": "meeple_gym.endeavor.rules:score_of"},
-        # Play-outs encode the compact observation, which the heuristic reads without one-hot
-        # scans: the same decisions (tests/test_search_speedups.py; benchmarks/README.md).
         "rollout": "meeple_gym.baselines.endeavor_heuristic:heuristic_action_compact",
         "rollout_observation": "compact",
+        # Play-outs fill the heuristic's view straight from the record, the fields its decoders
+        # read from either observation: the same decisions without encoding and decoding a
+        # vector (tests/test_search_speedups.py; benchmarks/README.md).
+        "rollout_view": {
+            "view_into": "meeple_gym.baselines.endeavor_heuristic:view_into",
+            "new_view": "meeple_gym.baselines.endeavor_heuristic:new_view",
+            "decide": "meeple_gym.baselines.endeavor_heuristic:heuristic_action_view",
+        },
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
     # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
