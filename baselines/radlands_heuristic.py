@@ -1140,6 +1140,26 @@ def heuristic_action_compact(obs, mask):
     return _board_action(mask, boards)
 
 
+@standalone_kernel(array_arg(BOARD_DTYPE), array_arg(np.int8), returns=types.int64)
+def heuristic_action_view(boards, mask):
+    """``heuristic_action`` on a board that ``view_into`` filled from a game's record: the
+    search's play-outs (GameSpec.search ``rollout_view``)."""
+    return _board_action(mask, boards)
+
+
+@standalone_kernel(R.STATES, types.int64, types.int64, array_arg(BOARD_DTYPE))
+def view_into(states, g, player, boards):
+    """``boards[0]``: what ``player`` sees of game ``g``, as the decoders would read it from
+    either observation (``meeple_gym.encoders.radlands.encode_view``)."""
+    E.encode_view(states[g], player, boards[0])
+
+
+@kernel
+def new_view(size):
+    """The buffer ``view_into`` fills (``size``, the search's observation size, is unused)."""
+    return np.zeros(1, BOARD_DTYPE)
+
+
 # Standalone: both observations' kernels share one compiled copy of the decisions.
 @standalone_kernel(array_arg(np.int8), array_arg(BOARD_DTYPE), returns=types.int64)
 def _board_action(mask, boards):

@@ -662,3 +662,150 @@ compact_from_full = FOLDING.fold  # the slow reference of the compact kernel
 COMPACT_OBS_LOW, COMPACT_OBS_HIGH = FOLDING.bounds(OBS_HIGH)
 # ``GameSpec.observations["compact"]`` (envs/radlands/spec.py): what the compact spec reads.
 COMPACT = observation_variant(encode_compact_into, encode_compact_batch, COMPACT_OBS_HIGH)
+
+
+# ---- the decoded board (the search's play-outs) ----------------------------------------------
+# The heuristic (baselines/radlands_heuristic.py) reads an observation by decoding it into a
+# record of named fields (its "board"). ``encode_view`` writes those fields straight from the
+# game's record, seen from ``player``: the same values as decoding the compact vector
+# (tests/test_search_speedups.py), without the 214 floats between (benchmarks/README.md,
+# "Endeavor's play-outs read a view"). Side 0 is the observer's, side 1 the opponent's.
+#
+# Fields per side and column: camp (id, -1 none), cstate (0 intact, 1 damaged, 2 destroyed),
+# cpos (the camp's index), clen (cards shown), and per position kind (0 empty, 1 camp,
+# 2 person), typ (camp id or person type, -1 for a punk: RAD-K3), dmg, ready; per side:
+# queue (event type, ``N_ET`` for the Raiders, -1), people, punks, alive (camps standing),
+# hand_n, entered, raiders_resolved, jug; the observer's hand, High Ground and Water Silo;
+# water, deck_n, reshuffled, event_resolved, raiders_slot, phase; the draft's offer and the
+# pending decision's op, prog, pc, src, that, person, lift and revealed cards (-1 when absent).
+@kernel
+def _view_side(s, p, side, b):
+    people = punks = alive = 0
+    for c in range(COLS):
+        has_camp = False
+        camp = -1
+        pos = 0
+        state = 0
+        # The entries of the first two people (the compact vector shows DEPTH - 1 = 2).
+        first = second = -1
+        for i in range(s.col_len[p, c]):
+            if s.ent_kind[p, c, i] == CAMP:
+                has_camp = True
+                camp = s.camp[p, c]
+                state = s.camp_state[p, c]
+                pos = i
+            elif s.ent_kind[p, c, i] == PERSON:
+                if first < 0:
+                    first = i
+                elif second < 0:
+                    second = i
+        shown = (first >= 0) + (second >= 0)
+        b.camp[side, c] = camp
+        b.cstate[side, c] = state if has_camp and (state == 1 or state == 2) else 0
+        if camp >= 0 and b.cstate[side, c] < 2:
+            alive += 1
+        b.cpos[side, c] = pos
+        n = shown + (1 if camp >= 0 else 0)
+        b.clen[side, c] = n
+        slot = 0
+        for i in range(3):
+            b.kind[side, c, i] = 0
+            b.typ[side, c, i] = -1
+            b.dmg[side, c, i] = 0
+            b.ready[side, c, i] = 0
+            if i >= n:
+                continue
+            if camp >= 0 and i == pos:
+                b.kind[side, c, i] = 1
+                b.typ[side, c, i] = camp
+                b.ready[side, c, i] = 1 if s.camp_used[p, c] == 0 else 0
+                continue
+            k = first if slot == 0 else second
+            slot += 1
+            b.kind[side, c, i] = 2
+            people += 1
+            if s.ent_punk[p, c, k] == 1:
+                punks += 1
+            else:
+                b.typ[side, c, i] = s.ent_type[p, c, k]
+            damaged = s.ent_damaged[p, c, k] != 0
+            b.dmg[side, c, i] = 1 if damaged else 0
+            b.ready[side, c, i] = 1 if not damaged and s.ent_not_ready[p, c, k] == 0 else 0
+    b.people[side] = people
+    b.punks[side] = punks
+    b.alive[side] = alive
+    for j in range(3):
+        e = s.queue[p, j]
+        b.queue[side, j] = -1 if e < 0 else (N_ET if e == RAIDERS else e - N_PT)
+    size = 0
+    for t in range(N_DT):
+        size += s.hand[p, t]
+    b.hand_n[side] = size
+    b.entered[side] = min(max(s.entered_this_turn[p], 0), 2)
+    b.raiders_resolved[side] = s.raiders_resolved[p]
+    b.jug[side] = s.juggernaut_moves[p]
+
+
+@kernel
+def _view_pending(s, player, b):
+    d = s.depth - 1
+    if d < 0:
+        return
+    prog = s.fr_prog[d]
+    op = s.fr_op[d] if prog == INTERNAL else CODE[prog, s.fr_pc[d], 0]
+    b.op = op
+    for k in range(d, -1, -1):
+        if s.fr_prog[k] != INTERNAL:
+            b.prog = s.fr_prog[k]
+            if k == d:
+                b.pc = s.fr_pc[k]
+            break
+    stage = s.fr_stage[d]
+    b.src = _position(s, player, s.fr_src[d])
+    if op == OP_MIMIC or op == OP_ADRENALINE or op == OP_PARACHUTE:
+        pos = _position(s, player, s.fr_that[d])
+        if pos >= 0 and stage >= 1:
+            b.that = pos
+    if op == I_PLAY:
+        b.person = s.fr_arg[d]
+    elif op == OP_PARACHUTE and stage >= 1:
+        b.person = s.fr_aux[d]
+    if op == OP_REARRANGE and s.lift_uid != 0 and s.lift_punk != 1:
+        b.lift = s.lift_type
+    if s.fr_owner[d] == player and (
+        op == OP_MILL_JUNK or op == OP_DRAW_DISCARD or op == OP_DRAW_2_DISCARD_1
+    ):
+        for k in range(min(s.revealed_n, N_REVEALED)):
+            b.revealed[k] = s.revealed[k]
+
+
+@kernel
+def encode_view(s, player, b):
+    for side in range(2):
+        _view_side(s, player if side == 0 else 1 - player, side, b)
+    for t in range(N_DT):
+        b.hand[t] = s.hand[player, t]
+    b.high_ground = s.high_ground[player]
+    b.silo = s.silo_in_hand[player]
+    b.water = min(max(s.water, 0), WATER_CAP)
+    b.deck_n = s.deck_n
+    b.reshuffled = s.reshuffled
+    b.event_resolved = s.event_resolved
+    b.raiders_slot = 2 if s.opt_raiders_slot == 2 else 3
+    b.phase = s.phase
+    for k in range(6):
+        b.offer[k] = -1
+    b.op = -1
+    b.prog = -1
+    b.pc = -1
+    b.src = -1
+    b.that = -1
+    b.person = -1
+    b.lift = -1
+    for k in range(N_REVEALED):
+        b.revealed[k] = -1
+    if s.phase == PHASE_DRAFT:
+        for k in range(6):
+            b.offer[k] = s.offer[player, k]  # -1: taken from the offer
+    elif s.phase == PHASE_DECISION:
+        _view_pending(s, player, b)

@@ -180,13 +180,13 @@ def test_endeavor_heuristic_reads_the_compact_observation_as_the_full_one():
         )
 
 
-def _endeavor_records(size, seed, heuristic_share, num_players):
+def _records(game, size, seed, heuristic_share, num_players):
     """The records, players to act, compact observations and masks of every decision of
     ``size`` games, the first ``heuristic_share`` of them played by the heuristic."""
-    batch = mg.make_batch("endeavor", size, num_players, seed)
-    compact_spec = mg.get_spec("endeavor").with_observation("compact")
+    batch = mg.make_batch(game, size, num_players, seed)
+    compact_spec = mg.get_spec(game).with_observation("compact")
     obs = batch.reset()
-    agent = make_agent("heuristic", "endeavor", seed)
+    agent = make_agent("heuristic", game, seed)
     words = policy_words(seed, size)
     random_actions = np.zeros(size, dtype=np.int64)
     use_heuristic = np.arange(size) < heuristic_share
@@ -217,7 +217,7 @@ def test_endeavor_view_from_the_record_is_the_decoded_compact_observation():
     player to act: ``view_into`` (the play-outs' view, written from the record) equals the
     compact observation decoded, field by field, and the heuristic's action is the same."""
     for num_players in (2, 3, 4):
-        states, players, compact, masks = _endeavor_records(6, 41 + num_players, 3, num_players)
+        states, players, compact, masks = _records("endeavor", 6, 41 + num_players, 3, num_players)
         assert states.shape[0] > 600
         assert set(states["phase"].tolist()) >= set(range(5))
         from_record = np.zeros(1, EH.VIEW_DTYPE)
@@ -231,6 +231,26 @@ def test_endeavor_view_from_the_record_is_the_decoded_compact_observation():
                     from_record[name], decoded[name], err_msg=f"{num_players}p position {i} {name}"
                 )
             assert action == EH.heuristic_action_compact(compact[i], masks[i])
+
+
+def test_radlands_board_from_the_record_is_the_decoded_compact_observation():
+    """Every decision of heuristic and random games (draft, actions, pending decisions), each
+    seen by the player to act: ``view_into`` (the play-outs' board, written from the record)
+    equals the compact observation decoded, field by field, with the same action."""
+    states, players, compact, masks = _records("radlands", 16, 29, 8, 2)
+    assert states.shape[0] > 1000
+    assert set(states["phase"].tolist()) >= {0, 1, 2}  # draft, actions, decisions
+    from_record = np.zeros(1, RH.BOARD_DTYPE)
+    decoded = np.zeros(1, RH.BOARD_DTYPE)
+    for i in range(states.shape[0]):
+        RH.view_into(states, i, players[i], from_record)
+        RH._decode_compact(compact[i], decoded[0])
+        for name in RH.BOARD_DTYPE.names:
+            np.testing.assert_array_equal(
+                from_record[name], decoded[name], err_msg=f"position {i} {name}"
+            )
+        action = RH.heuristic_action_view(from_record, masks[i])
+        assert action == RH.heuristic_action_compact(compact[i], masks[i])
 
 
 # ---- Century and Endeavor heuristics: cheaper code, same results -------------------------------

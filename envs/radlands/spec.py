@@ -79,10 +79,16 @@ SPEC = GameSpec.from_modules(
         "scale": 1.0,
         "scores": "meeple_gym.baselines.ismcts:_scores_radlands",
         "score_kernels": {"record_scores": "meeple_gym.radlands.rules:_record_scores"},
-        # Play-outs encode the compact observation, which the heuristic reads without one-hot
-        # scans: the same decisions (tests/test_search_speedups.py; benchmarks/README.md).
         "rollout": "meeple_gym.baselines.radlands_heuristic:heuristic_action_compact",
         "rollout_observation": "compact",
+        # Play-outs fill the heuristic's board straight from the record, the fields its
+        # decoders read from either observation: the same decisions without encoding and
+        # decoding a vector (tests/test_search_speedups.py; benchmarks/README.md).
+        "rollout_view": {
+            "view_into": "meeple_gym.baselines.radlands_heuristic:view_into",
+            "new_view": "meeple_gym.baselines.radlands_heuristic:new_view",
+            "decide": "meeple_gym.baselines.radlands_heuristic:heuristic_action_view",
+        },
     },
     # The settings of the learned agent's trainer that made the shipped weights of `net`
     # (docs/baselines.md, "The learned agent"); `rounds` and `ppo_iterations` are the round
