@@ -9,7 +9,7 @@ Everdell's compact one), the play-out heuristic on the stored observation, the l
 record copy of ``meeple_gym.core.records.copy_record`` alone and followed by ``apply_action``
 or by ``determinize_into``. Endeavor's play-outs have filled the heuristic's view from the
 record since its search spec gained ``rollout_view``; this still times its compact path, the
-one the view replaced (benchmarks/README.md, "Endeavor's play-outs read a view"). Per-call
+one the view replaced (benchmarks/README.md, "Play-outs read a view"). Per-call
 microseconds; on a busy machine compare the shares, not the
 values (benchmarks/README.md, "Performance round 3").
 """

@@ -642,7 +642,7 @@ COMPACT = observation_variant(encode_compact_into, encode_compact_batch, COMPACT
 # record of named fields (its "view"). ``encode_view`` writes the fields that come from the
 # observation straight from the game's record, seen from ``player``: the same values as
 # decoding the compact vector (tests/test_search_speedups.py), without the 409 floats between
-# (benchmarks/README.md, "Endeavor's play-outs read a view"). Seats are relative to the
+# (benchmarks/README.md, "Play-outs read a view"). Seats are relative to the
 # observer, as in the vectors; seats from ``num_players`` on are zero.
 #
 # Fields: n, rnd, phase, sub (0 outside role execution); per relative seat: pool, goods

@@ -669,7 +669,7 @@ COMPACT = observation_variant(encode_compact_into, encode_compact_batch, COMPACT
 # record of named fields (its "board"). ``encode_view`` writes those fields straight from the
 # game's record, seen from ``player``: the same values as decoding the compact vector
 # (tests/test_search_speedups.py), without the 214 floats between (benchmarks/README.md,
-# "Endeavor's play-outs read a view"). Side 0 is the observer's, side 1 the opponent's.
+# "Play-outs read a view"). Side 0 is the observer's, side 1 the opponent's.
 #
 # Fields per side and column: camp (id, -1 none), cstate (0 intact, 1 damaged, 2 destroyed),
 # cpos (the camp's index), clen (cards shown), and per position kind (0 empty, 1 camp,
