@@ -38,6 +38,7 @@ from meeple_gym.baselines.kernel_agent import game_heuristic
 from meeple_gym.core.batch import MAX_SEED, check_seed
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_agent_action, check_int
+from meeple_gym.core.records import take_records
 from meeple_gym.core.registry import available_games, check_num_players, get_spec, make_batch
 from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
@@ -340,7 +341,7 @@ def _play_chunk(game, num_players, agents, seats, seed, progress, record=None):
                 continue
             search = record_policy(agent)
             if search is not None:  # it determinizes the records itself
-                out = search(batch.states[idx])
+                out = search(take_records(batch.states, idx))
             else:
                 out = agent.act_batch(obs[idx], batch.legal_mask[idx])
             # Assigning into the int64 array would silently truncate floats: check first.

@@ -13,7 +13,7 @@ from support import run_json
 
 import meeple_gym as mg
 from meeple_gym.core import compiler, jit
-from meeple_gym.core.records import clear_record, copy_record, copy_values
+from meeple_gym.core.records import clear_record, copy_record, copy_values, take_records
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
@@ -137,6 +137,20 @@ def test_copy_record_copies_one_state_exactly():
     copy_record(target, 2, source, 1)
     assert target[2].tobytes() == source[1].tobytes()
     assert not target[[0, 1, 3]].tobytes().strip(b"\0")  # nothing else written
+
+
+@pytest.mark.parametrize("game", ["century", "radlands", "everdell", "endeavor"])
+def test_take_records_is_fancy_indexing(game):
+    dtype = mg.get_spec(game).state_dtype
+    states = np.zeros(9, dtype)
+    states.view(np.uint8)[:] = np.random.default_rng(3).integers(0, 256, states.nbytes)
+    states.flags.writeable = False  # a batch's read-only view works too
+    for rows in ([4, 0, 4, 8], np.array([], np.int64), np.array([2], np.int32)):
+        taken = take_records(states, rows)
+        expected = states[np.asarray(rows, np.int64)]
+        assert taken.dtype == dtype and taken.shape == expected.shape
+        assert taken.flags.c_contiguous and taken.flags.writeable
+        assert taken.tobytes() == expected.tobytes()
 
 
 def test_copy_values_copies_and_never_writes_past_either_end():

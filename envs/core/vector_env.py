@@ -64,6 +64,7 @@ from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
 from meeple_gym.core.locking import locked
 from meeple_gym.core.opponents import opponent_factory, opponent_failure
 from meeple_gym.core.options import check_agent_action, check_int, short_repr
+from meeple_gym.core.records import take_records
 from meeple_gym.core.registry import make_batch
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
 from meeple_gym.core.sampling import policy_words
@@ -421,7 +422,7 @@ class BatchVectorEnv(VectorEnv):
         new = rows[~self._ended[rows]]
         if new.size:
             seats = self._seat[new]
-            states = batch._final_states[new]
+            states = take_records(batch._final_states, new)
             obs = np.zeros((new.size, batch.spec.obs_size), dtype=np.float32)
             with use_threads(new.size):
                 batch.spec.encode_batch(states, seats.copy(), obs)
@@ -502,14 +503,14 @@ class BatchVectorEnv(VectorEnv):
         masks = batch._mask[rows]
         search = opponent_factory().record_policy(self._agent)
         if search is not None:  # a search agent (ISMCTS) determinizes the records itself
-            return check_agent_action(search(batch._states[rows]), masks, who)
+            return check_agent_action(search(take_records(batch._states, rows)), masks, who)
         players = batch._states["current_player"][rows].astype(np.int64)
         spec = batch.spec
         if getattr(self._agent, "obs_size", spec.obs_size) != spec.obs_size:
             spec = spec.with_observation("full")  # the heuristics read the full observation
         obs = np.zeros((rows.size, spec.obs_size), dtype=np.float32)
         with use_threads(rows.size):
-            spec.encode_batch(batch._states[rows], players, obs)
+            spec.encode_batch(take_records(batch._states, rows), players, obs)
         return check_agent_action(self._agent.act_batch(obs, masks), masks, who)
 
     def _returned(self, final: bool) -> tuple[np.ndarray, np.ndarray]:
