@@ -48,10 +48,10 @@ def _eager_and_lazy(obs, masks, out):
         out[i, 1] = heuristic_action(obs[i], masks[i])  # noqa: F821
 
 
-def _positions(size, seed, heuristic_share, num_players=2, compact=False, game="everdell"):
-    """Observations and masks of every decision of ``size`` games, the first
-    ``heuristic_share`` of them played by the heuristic, the rest at random; with ``compact``
-    also the compact observations of the same decisions."""
+def _decisions(game, size, seed, heuristic_share, num_players):
+    """Every decision of ``size`` games, the first ``heuristic_share`` of them played by the
+    heuristic, the rest at random: the full (``obs``) and compact observations, masks, records
+    (``states``) and players to act."""
     batch = mg.make_batch(game, size, num_players, seed)
     compact_spec = mg.get_spec(game).with_observation("compact")
     obs = batch.reset()
@@ -59,24 +59,31 @@ def _positions(size, seed, heuristic_share, num_players=2, compact=False, game="
     words = policy_words(seed, size)
     random_actions = np.zeros(size, dtype=np.int64)
     use_heuristic = np.arange(size) < heuristic_share
-    seen_obs, seen_masks, seen_compact = [], [], []
-    for _ in range(400):
+    seen = {"obs": [], "masks": [], "compact": [], "states": [], "players": []}
+    for _ in range(600):
         live = (batch.states["terminated"] == 0) & (batch.states["truncated"] == 0)
         if not live.any():
             break
-        seen_obs.append(obs[live].astype(np.float32))
-        seen_masks.append(batch.legal_mask[live].astype(np.int8))
-        if compact:
-            states = batch.get_states()
-            out = np.zeros((size, compact_spec.obs_size), np.float32)
-            compact_spec.encode_batch(states, states["current_player"].astype(np.int64), out)
-            seen_compact.append(out[live])
+        states = batch.get_states()
+        players = states["current_player"].astype(np.int64)
+        compact = np.zeros((size, compact_spec.obs_size), np.float32)
+        compact_spec.encode_batch(states, players, compact)
+        parts = (obs.astype(np.float32), batch.legal_mask.astype(np.int8), compact, states, players)
+        for key, part in zip(seen, parts, strict=True):
+            seen[key].append(part[live])
         random_legal_actions(batch.legal_mask, words, random_actions)
         actions = np.where(use_heuristic, agent.act_batch(obs, batch.legal_mask), random_actions)
         obs, *_ = batch.step(actions)
+    return {key: np.concatenate(parts) for key, parts in seen.items()}
+
+
+def _positions(size, seed, heuristic_share, num_players=2, compact=False, game="everdell"):
+    """Observations and masks of every decision (``_decisions``); with ``compact`` also the
+    compact observations of the same decisions."""
+    seen = _decisions(game, size, seed, heuristic_share, num_players)
     if compact:
-        return np.concatenate(seen_obs), np.concatenate(seen_masks), np.concatenate(seen_compact)
-    return np.concatenate(seen_obs), np.concatenate(seen_masks)
+        return seen["obs"], seen["masks"], seen["compact"]
+    return seen["obs"], seen["masks"]
 
 
 def test_everdell_heuristic_lazy_board_decides_like_the_eager_one():
@@ -181,31 +188,10 @@ def test_endeavor_heuristic_reads_the_compact_observation_as_the_full_one():
 
 
 def _records(game, size, seed, heuristic_share, num_players):
-    """The records, players to act, compact observations and masks of every decision of
-    ``size`` games, the first ``heuristic_share`` of them played by the heuristic."""
-    batch = mg.make_batch(game, size, num_players, seed)
-    compact_spec = mg.get_spec(game).with_observation("compact")
-    obs = batch.reset()
-    agent = make_agent("heuristic", game, seed)
-    words = policy_words(seed, size)
-    random_actions = np.zeros(size, dtype=np.int64)
-    use_heuristic = np.arange(size) < heuristic_share
-    seen = {"states": [], "players": [], "compact": [], "masks": []}
-    for _ in range(600):
-        live = (batch.states["terminated"] == 0) & (batch.states["truncated"] == 0)
-        if not live.any():
-            break
-        states = batch.get_states()
-        players = states["current_player"].astype(np.int64)
-        compact = np.zeros((size, compact_spec.obs_size), np.float32)
-        compact_spec.encode_batch(states, players, compact)
-        for key, part in (("states", states), ("players", players), ("compact", compact)):
-            seen[key].append(part[live])
-        seen["masks"].append(batch.legal_mask[live].astype(np.int8))
-        random_legal_actions(batch.legal_mask, words, random_actions)
-        actions = np.where(use_heuristic, agent.act_batch(obs, batch.legal_mask), random_actions)
-        obs, *_ = batch.step(actions)
-    return tuple(np.concatenate(seen[k]) for k in ("states", "players", "compact", "masks"))
+    """The records, players to act, compact observations and masks of every decision
+    (``_decisions``)."""
+    seen = _decisions(game, size, seed, heuristic_share, num_players)
+    return seen["states"], seen["players"], seen["compact"], seen["masks"]
 
 
 # What the encoder's view and the decoders fill; the rest of the view is the plans' scratch.
