@@ -23,9 +23,9 @@ One iteration: copy the root record, determinize it, select by UCB while every l
 node has a child, expand one untried move (chosen at random), play out with the rollout policy
 (``random``: uniform over legal moves; ``heuristic``: the game's rule-of-thumb kernel on the
 mover's own observation, random with probability ``epsilon``; the observation is the one the
-game's search spec names in ``rollout_observation``, Everdell's and Radlands' compact one, or
-with ``rollout_view`` the heuristic's own decoded view written straight from the record,
-Endeavor's; else the full one) until the game ends or ``depth`` moves were played, and back
+game's search spec names in ``rollout_observation``, Everdell's compact one, or with
+``rollout_view`` the heuristic's own decoded view written straight from the record, Radlands'
+and Endeavor's; else the full one) until the game ends or ``depth`` moves were played, and back
 the value up: each node adds the value of the player who made its move. Values are the game's
 terminal rewards (+1 winner, shared negatives); at the depth cap they are ``tanh(margin /
 scale)`` of each player's current score margin over the best other player (the game's own
@@ -337,7 +337,7 @@ def rollout_hooks(spec) -> dict:
     ``size``) and ``size``. By default the observation that ``rollout_observation`` names (the
     full one if absent) and the spec's ``rollout`` kernel; with ``rollout_view`` (``view_into``,
     ``new_view``, ``decide``: "module:attr" each) the heuristic's decoded view, filled from the
-    record by the game's encoder without a vector between (Endeavor)."""
+    record by the game's encoder without a vector between (Radlands, Endeavor)."""
     search = spec.search
     view = search.get("rollout_view")
     if view is not None:
