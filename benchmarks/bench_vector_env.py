@@ -2,19 +2,22 @@
 steps/s (``meeple_gym.bench.vector_env``), before and after a change, alternating.
 
     python benchmarks/bench_vector_env.py main threads [--games century radlands everdell
-        endeavor] [--rounds 3] [--batch-size 1024] [--workdir DIR]
+        endeavor] [--rounds 3] [--batch-size 1024] [--threads 1 [2]] [--seconds 1.5]
+        [--workdir DIR]
 
 Each revision is exported as benchmarks/compare_trees.py does (or, given as
 ``python:/path/to/python``, that interpreter's installed meeple-gym is used, with the kernel
 cache ``--cache-before``/``--cache-after``); each round runs one fresh
-child per side and game (1 thread, 1.5 s of alternating 0.25 s windows). Revisions whose
+child per side and game (``--threads``, default 1; ``--seconds`` of alternating windows per
+thread count and opponent, default 1.5). Revisions whose
 bench knows only the random opponent report only it. Medians over rounds are printed and
-written to ``results/vector_env.json`` with the load average of each run.
+written to ``--out`` (default ``results/vector_env.json``) with the load average of each run.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -31,7 +34,7 @@ CHILD = """
 import json, os
 import numba
 from meeple_gym import bench
-r = bench.vector_env({game!r}, batch_size={size}, threads=(1,), seconds=1.5)
+r = bench.vector_env({game!r}, batch_size={size}, threads={threads!r}, seconds={seconds!r})
 print(json.dumps({{"load": os.getloadavg()[0], "runs": r["runs"]}}))
 """
 
@@ -45,6 +48,9 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1])
+    parser.add_argument("--seconds", type=float, default=1.5)
+    parser.add_argument("--out", type=Path, default=OUT, help=f"default {OUT}")
     parser.add_argument("--workdir", help="keep trees and kernel caches here between runs")
     parser.add_argument("--cache-before", help="kernel cache of a python: side")
     parser.add_argument("--cache-after", help="kernel cache of a python: side")
@@ -59,7 +65,12 @@ def main() -> None:
                 env = dict(os.environ, MEEPLE_GYM_CACHE_DIR=cache)
                 if tree is not None:
                     env["PYTHONPATH"] = str(tree)
-                code = CHILD.format(game=game, size=args.batch_size)
+                code = CHILD.format(
+                    game=game,
+                    size=args.batch_size,
+                    threads=tuple(args.threads),
+                    seconds=args.seconds,
+                )
                 done = subprocess.run(
                     [python, "-c", code], env=env, capture_output=True, text=True, cwd=tree or work
                 )
@@ -69,7 +80,8 @@ def main() -> None:
                 raw.append({"round": rnd, "game": game, "side": side, **got})
                 for r in got["runs"]:
                     print(
-                        f"round {rnd} {game} {side} {r.get('opponent', 'random')}: ratio "
+                        f"round {rnd} {game} {side} {r.get('opponent', 'random')} "
+                        f"{r['threads']}T: ratio "
                         f"{r['ratio']:.3f}, per game step {r.get('game_step_ratio', 0):.3f} "
                         f"(load {got['load']:.1f})",
                         flush=True,
@@ -77,17 +89,17 @@ def main() -> None:
     medians = {}
     for game in args.games:
         for side in trees:
-            for opponent in ("random", "self"):
+            for opponent, threads in itertools.product(("random", "self"), args.threads):
                 rows = [
                     r
                     for run in raw
                     if run["game"] == game and run["side"] == side
                     for r in run["runs"]
-                    if r.get("opponent", "random") == opponent
+                    if r.get("opponent", "random") == opponent and r["threads"] == threads
                 ]
                 if not rows:
                     continue
-                key = f"{game} {side} {opponent}"
+                key = f"{game} {side} {opponent} {threads}T"
                 medians[key] = {
                     field: sorted(r.get(field, 0.0) for r in rows)[len(rows) // 2]
                     for field in (
@@ -100,12 +112,13 @@ def main() -> None:
                 }
                 m = medians[key]
                 print(
-                    f"{key:<28} ratio {m['ratio']:.2f}  per game step {m['game_step_ratio']:.2f}"
+                    f"{key:<31} ratio {m['ratio']:.2f}  per game step {m['game_step_ratio']:.2f}"
                     f"  ({m['vector_learner_steps_per_s']:,.0f} vs {m['batch_steps_per_s']:,.0f})"
                 )
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({"args": vars(args), "runs": raw, "medians": medians}, indent=1))
-    print(f"wrote {OUT}")
+    args.out.parent.mkdir(exist_ok=True)
+    record = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}}
+    args.out.write_text(json.dumps({**record, "runs": raw, "medians": medians}, indent=1))
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

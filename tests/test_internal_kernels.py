@@ -4,16 +4,26 @@ level."""
 
 import ast
 import os
+import re
 from pathlib import Path
 
+import hypothesis.strategies as st
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
 from support import run_json
 
 import meeple_gym as mg
 from meeple_gym.core import compiler, jit
-from meeple_gym.core.records import clear_record, copy_record, copy_values, take_records
+from meeple_gym.core.action_check import check_actions
+from meeple_gym.core.records import (
+    clear_record,
+    copy_record,
+    copy_values,
+    gather_finished,
+    take_records,
+)
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
@@ -280,3 +290,132 @@ def test_kernels_linking_cached_internal_kernels_play_the_same(tmp_path):
     after_partial = _run("century", "batch", tmp_path)
     assert after_partial["internal_cache_hits"] > 0  # internal kernels came from the cache
     assert after_partial["actions"] == heuristic_play("century")
+
+
+def _reference_check(actions, masks, skip):
+    """The NumPy checks BatchEnv and the vector env made before check_actions: (error text or
+    None, acts, illegal)."""
+    n = masks.shape[1]
+    out_of_range = ((actions < 0) | (actions >= n)) & ~skip
+    bad = np.flatnonzero(out_of_range)
+    if bad.size:
+        return f"action {actions[bad[0]]} in game {bad[0]} is out of range", None, None
+    acts = np.where(skip, -1, actions).astype(np.int64)
+    illegal = ~skip & (masks[np.arange(len(acts)), np.where(skip, 0, acts)] == 0)
+    return None, acts, illegal
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 40),
+    actions_count=st.integers(1, 9),
+    dtype=st.sampled_from([np.int64, np.int32, np.uint8, np.uint64, np.int16]),
+    seed=st.integers(0, 2**32 - 1),
+    out_of_range=st.booleans(),
+)
+def test_check_actions_matches_the_numpy_checks(rows, actions_count, dtype, seed, out_of_range):
+    rng = np.random.default_rng(seed)
+    masks = (rng.random((rows, actions_count)) < 0.6).astype(np.int8)
+    skip = rng.random(rows) < 0.2
+    high = actions_count + (3 if out_of_range else 0)
+    actions = rng.integers(0, high, rows).astype(dtype)
+    if out_of_range and np.dtype(dtype).kind == "i":
+        actions[rng.integers(0, rows)] = -1
+    if dtype is np.uint64 and out_of_range:
+        actions[rng.integers(0, rows)] = np.iinfo(np.uint64).max  # must not become -1
+    before = actions.copy()
+    illegal = np.ones(rows, dtype=np.bool_)
+    error, acts, expected_illegal = _reference_check(actions.astype(object), masks, skip)
+    if error is not None:
+        with pytest.raises(mg.ActionError, match=re.escape(error)):
+            check_actions(actions, masks, skip, illegal)
+    else:
+        got, first, count = check_actions(actions, masks, skip, illegal)
+        assert got.dtype == np.int64 and got.tolist() == acts.tolist()
+        assert illegal.tolist() == expected_illegal.tolist()
+        assert count == expected_illegal.sum()
+        assert first == (int(np.flatnonzero(expected_illegal)[0]) if count else -1)
+    assert actions.tolist() == before.tolist()  # the caller's array is never written
+
+
+def test_check_actions_refuses_wrong_shapes_and_dtypes():
+    masks = np.ones((3, 4), np.int8)
+    no_skip = np.zeros(3, np.bool_)
+    scratch = np.zeros(3, np.bool_)
+    for actions, text in (
+        (np.zeros(2, np.int64), "shape"),
+        (np.zeros((3, 1), np.int64), "shape"),
+        (np.zeros(3, np.float32), "integer"),
+        (np.zeros(3, np.bool_), "integer"),
+    ):
+        with pytest.raises(mg.ActionError, match=text):
+            check_actions(actions, masks, no_skip, scratch)
+    strided = np.arange(6, dtype=np.int64)[::2] % 4
+    strided.flags.writeable = False
+    assert check_actions(strided, masks, no_skip, scratch)[0].tolist() == [0, 2, 0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.integers(1, 30),
+    players=st.integers(1, 4),
+    every_seat=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, seed):
+    rng = np.random.default_rng(seed)
+    terminated = rng.random(rows) < 0.3
+    truncated = rng.random(rows) < 0.1
+    ended = rng.random(rows) < 0.3
+    seats = rng.integers(0, players, rows)
+    final_states = np.zeros(rows, STATE)
+    final_states.view(np.uint8)[:] = rng.integers(0, 256, final_states.nbytes)
+    rewards = rng.normal(size=(rows, players + 1)).astype(np.float32)
+    scores = rng.integers(-50, 50, (rows, players + 1)).astype(np.int32)
+    width = players if every_seat else 1
+    outputs = {
+        "ended": ended.copy(),
+        "final_seat": np.full(rows, 7, np.int64),
+        "terminated": np.zeros(rows, np.bool_),
+        "truncated": np.zeros(rows, np.bool_),
+        "reward": np.zeros((rows, width)),
+        "score": np.zeros((rows, width), np.int64),
+    }
+    expected = {k: v.copy() for k, v in outputs.items()}
+    finished_rows, new_rows, new_seats = (np.zeros(rows, np.int64) for _ in range(3))
+    new_states = np.zeros(rows, STATE)
+    finished, new = gather_finished(
+        terminated,
+        truncated,
+        ended.copy(),
+        seats,
+        every_seat,
+        final_states.view(np.uint8),
+        rewards,
+        scores,
+        finished_rows,
+        new_rows,
+        new_seats,
+        new_states.view(np.uint8),
+        *outputs.values(),
+    )
+    # What the vector env did with NumPy before (one fancy index per output).
+    all_rows = np.flatnonzero(terminated | truncated)
+    fresh = all_rows[~ended[all_rows]]
+    expected["ended"][fresh] = True
+    expected["final_seat"][fresh] = seats[fresh]
+    expected["terminated"][fresh] = terminated[fresh]
+    expected["truncated"][fresh] = truncated[fresh]
+    if every_seat:
+        expected["reward"][fresh] = rewards[fresh, :players]
+        expected["score"][fresh] = scores[fresh, :players]
+    else:
+        expected["reward"][fresh, 0] = rewards[fresh, seats[fresh]]
+        expected["score"][fresh, 0] = scores[fresh, seats[fresh]]
+    assert (finished, new) == (all_rows.size, fresh.size)
+    assert finished_rows[:finished].tolist() == all_rows.tolist()
+    assert new_rows[:new].tolist() == fresh.tolist()
+    assert new_seats[:new].tolist() == seats[fresh].tolist()
+    assert new_states[:new].tobytes() == final_states[fresh].tobytes()
+    for name, array in outputs.items():
+        assert array.tolist() == expected[name].tolist(), name

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from meeple_gym.core.action_check import check_actions
 from meeple_gym.core.errors import ActionError, IllegalActionError, OptionError, SnapshotError
 from meeple_gym.core.game import GameSpec
 from meeple_gym.core.gate import IssuedStates, digests_of, engine_records, validate_records
@@ -106,7 +107,9 @@ class BatchEnv:
         self._final_states = np.zeros(b, dtype=spec.state_dtype)
         self._episodes = np.zeros(b, dtype=np.int64)
         self._players = np.zeros(b, dtype=np.int64)
-        self._rows = np.arange(b)
+        # check_actions' arguments: no row skipped, and its scratch of illegal rows.
+        self._no_skip = np.zeros(b, dtype=np.bool_)
+        self._illegal = np.zeros(b, dtype=np.bool_)
         # step_batch's random-opponent arguments for plain steps: no seat plays (-1 rows).
         self._no_seats = np.full(b, -1, dtype=np.int64)
         self._no_words = np.zeros(b, dtype=np.uint64)
@@ -240,25 +243,11 @@ class BatchEnv:
         )
 
     def _check_actions(self, actions) -> np.ndarray:
-        arr = np.asarray(actions)
-        if arr.shape != (self.batch_size,):
-            raise ActionError(f"actions must have shape ({self.batch_size},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ActionError(f"actions must be an integer array, got dtype {arr.dtype}")
-        # Range check before any cast: uint64 2**64-1 must not turn into -1.
-        bad = np.flatnonzero((arr < 0) | (arr >= self.spec.num_actions))
-        if bad.size:
-            raise ActionError(
-                f"action {arr[bad[0]]} in game {bad[0]} is out of range "
-                f"[0, {self.spec.num_actions}) ({bad.size} games affected)"
-            )
-        acts = arr.astype(np.int64, copy=True)
-        illegal = np.flatnonzero(self._mask[self._rows, acts] == 0)
-        if illegal.size:
-            g = int(illegal[0])
+        acts, g, illegal = check_actions(actions, self._mask, self._no_skip, self._illegal)
+        if illegal:
             raise IllegalActionError(
                 f"action {acts[g]} ({self.spec.action_to_string(self._states, g, int(acts[g]))}) "
-                f"is illegal in game {g} ({illegal.size} games affected)"
+                f"is illegal in game {g} ({illegal} games affected)"
             )
         return acts
 

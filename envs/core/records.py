@@ -55,3 +55,67 @@ def take_records(states, rows):
     raw = states.view(np.uint8).reshape(states.shape[0], states.dtype.itemsize)
     rows = np.asarray(rows)
     return raw[rows].view(states.dtype).reshape(rows.shape[0])
+
+
+@kernel
+def gather_finished(
+    terminated,
+    truncated,
+    ended,
+    seats,
+    every_seat,
+    final_bytes,
+    rewards,
+    final_scores,
+    finished_rows,
+    new_rows,
+    new_seats,
+    new_bytes,
+    ended_out,
+    final_seat_out,
+    terminated_out,
+    truncated_out,
+    reward_out,
+    score_out,
+):
+    """The vector env's bookkeeping after a kernel call, in one pass over the rows (it was a
+    dozen NumPy calls of 1-5 us each). A row whose game just ended (``terminated | truncated``)
+    goes into ``finished_rows``; if its learner had not already seen an end in this step
+    (``ended``), it is new: its row, learner seat and final record (the bytes of
+    ``final_bytes``) are appended to ``new_rows``, ``new_seats`` and ``new_bytes``, and its
+    row of the step's outputs is set: ``ended_out``, ``final_seat_out``, ``terminated_out``,
+    ``truncated_out``, and ``reward_out``/``score_out`` (every seat's reward and final score
+    when ``every_seat``, else the learner seat's in column 0).
+
+    ``final_bytes`` and ``new_bytes`` are flat ``uint8`` views of record arrays (one compile
+    for every game). Returns (finished, new) counts."""
+    size = final_bytes.shape[0] // terminated.shape[0]
+    finished = 0
+    new = 0
+    for r in range(terminated.shape[0]):
+        if not (terminated[r] or truncated[r]):
+            continue
+        finished_rows[finished] = r
+        finished += 1
+        if ended[r]:
+            continue
+        seat = seats[r]
+        new_rows[new] = r
+        new_seats[new] = seat
+        to_bytes = new_bytes[new * size : (new + 1) * size]
+        from_bytes = final_bytes[r * size : (r + 1) * size]
+        for k in range(size):
+            to_bytes[k] = from_bytes[k]
+        new += 1
+        ended_out[r] = True
+        final_seat_out[r] = seat
+        terminated_out[r] = terminated[r]
+        truncated_out[r] = truncated[r]
+        if every_seat:
+            for j in range(reward_out.shape[1]):
+                reward_out[r, j] = rewards[r, j]
+                score_out[r, j] = final_scores[r, j]
+        else:
+            reward_out[r, 0] = rewards[r, seat]
+            score_out[r, 0] = final_scores[r, seat]
+    return finished, new

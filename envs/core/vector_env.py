@@ -52,9 +52,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from meeple_gym.core.action_check import check_actions
 from meeple_gym.core.errors import (
     ILLEGAL_ACTION_HINT,
-    ActionError,
     IllegalActionError,
     NotResetError,
     OpponentError,
@@ -64,7 +64,7 @@ from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
 from meeple_gym.core.locking import locked
 from meeple_gym.core.opponents import opponent_factory, opponent_failure
 from meeple_gym.core.options import check_agent_action, check_int, short_repr
-from meeple_gym.core.records import take_records
+from meeple_gym.core.records import gather_finished, take_records
 from meeple_gym.core.registry import make_batch
 from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
 from meeple_gym.core.sampling import policy_words
@@ -215,7 +215,19 @@ class BatchVectorEnv(VectorEnv):
         # Next-step mode: rows that returned their final observation on the last step. Each is
         # already dealt its next game (as in same-step mode, so both modes play the same
         # games); the next step ignores its action and returns that game's first observation.
-        self._pending = np.zeros(num_envs, dtype=np.bool_)
+        # None when no row is pending.
+        self._pending: np.ndarray | None = None
+        self._no_pending = np.zeros(num_envs, dtype=np.bool_)
+        # The marks of the rows that ended in the current step, kept from one step to the next
+        # (cleared only after a step where some row ended); info hands out copies.
+        shape = (num_envs, self.num_players) if self.self_play else (num_envs,)
+        self._ended = np.zeros(num_envs, dtype=np.bool_)
+        self._illegal = np.zeros(num_envs, dtype=np.bool_)
+        self._final_seat = np.zeros(num_envs, dtype=np.int64)
+        self._final_score = np.zeros(shape, dtype=np.int64)
+        self._ended_count = 0
+        self._all_rows = np.ones(num_envs, dtype=np.bool_)  # copied for info's all-True masks
+        self._make_scratch()
         self._begin_step()
 
     # The batch's lock, held over each whole call (a step is several kernel calls); a property,
@@ -235,7 +247,7 @@ class BatchVectorEnv(VectorEnv):
             seed = int(self.np_random.integers(2**63))
         self._seed = seed
         self._failure = None
-        self._pending = np.zeros(self.num_envs, dtype=np.bool_)
+        self._pending = None
         with use_threads(self.num_envs):
             return self._reset(seed)
 
@@ -253,7 +265,7 @@ class BatchVectorEnv(VectorEnv):
         self._advance(self._no_moves)
         batch._observe()
         if self.self_play:
-            self._seat[:] = batch._states["current_player"]
+            self._seat[:] = batch._players
         obs, mask = self._returned(final=False)
         return obs, self._info(mask, final=False)
 
@@ -279,35 +291,32 @@ class BatchVectorEnv(VectorEnv):
             raise NotResetError("call reset() before step()")
         self._check_no_failure()
         batch = self._batch
-        pending = self._pending if self._next_step and self._pending.any() else None
-        acts = self._check_actions(actions, pending)
-        if pending is not None:
-            acts[pending] = -1  # no move: the row's next game already waits for its learner
-        illegal = batch._mask[self._rows, acts] == 0
-        if pending is not None:
-            illegal &= ~pending
-        if illegal.any():
+        # Next-step mode: a pending row gets no move (-1): its next game already waits for its
+        # learner, and its action is not checked (its mask was all zero, a sampler may give -1).
+        pending = self._pending if self._next_step else None
+        skip = self._no_pending if pending is None else pending
+        acts, g, illegal = check_actions(actions, batch._mask, skip, self._illegal_rows)
+        if illegal:
             if self.illegal_action == "raise":
-                g = int(np.flatnonzero(illegal)[0])
                 a = int(acts[g])
                 raise IllegalActionError(
                     f"action {a} ({batch.spec.action_to_string(batch._states, g, a)}) is illegal "
-                    f"for seat {int(self._seat[g])} in game {g} ({int(illegal.sum())} games "
+                    f"for seat {int(self._seat[g])} in game {g} ({illegal} games "
                     f"affected); legal there: {np.flatnonzero(batch._mask[g]).tolist()} "
                     f"{ILLEGAL_ACTION_HINT}"
                 )
-            acts[illegal] = -1
+            acts[self._illegal_rows] = -1
         self._begin_step()
-        if illegal.any():
-            self._forfeit(np.flatnonzero(illegal))
+        if illegal:
+            self._forfeit(np.flatnonzero(self._illegal_rows))
         self._advance(acts)
         batch._observe()
         if self.self_play:
-            self._seat[:] = batch._states["current_player"]
+            self._seat[:] = batch._players  # who is to act, as _observe just read it
         obs, mask = self._returned(final=True)
         info = self._info(mask, final=True)
         if self._next_step:
-            self._pending = self._ended.copy()
+            self._pending = self._ended.copy() if self._ended_count else None
         return obs, self._reward, self._terminated, self._truncated, info
 
     @locked
@@ -319,16 +328,28 @@ class BatchVectorEnv(VectorEnv):
         return private.copy() if self.copy else view
 
     def _begin_step(self) -> None:
+        # Fresh arrays for what step() returns; the end-of-episode marks are reused.
         n = self.num_envs
-        shape = (n, self.num_players) if self.self_play else (n,)
-        self._reward = np.zeros(shape, dtype=np.float64)
+        self._reward = np.zeros(self._final_score.shape, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
-        self._ended = np.zeros(n, dtype=np.bool_)
-        self._illegal = np.zeros(n, dtype=np.bool_)
+        if self._ended_count:
+            for marks in (self._ended, self._illegal, self._final_seat, self._final_score):
+                marks.fill(0)
+            self._ended_count = 0
         self._final_obs: list[tuple[np.ndarray, np.ndarray]] = []
-        self._final_seat = np.zeros(n, dtype=np.int64)
-        self._final_score = np.zeros(shape, dtype=np.int64)
+
+    # Buffers that only live within one step: not pickled, made afresh on load.
+    _SCRATCH = ("_finished_rows", "_new_rows", "_new_seats", "_new_records", "_illegal_rows")
+
+    def _make_scratch(self) -> None:
+        n = self.num_envs
+        self._finished_rows = np.zeros(n, dtype=np.int64)
+        self._new_rows = np.zeros(n, dtype=np.int64)
+        self._new_seats = np.zeros(n, dtype=np.int64)
+        self._illegal_rows = np.zeros(n, dtype=np.bool_)  # check_actions' output
+        # Zeroed pages are mapped only when written: this costs the records that end, not n.
+        self._new_records = np.zeros(n, dtype=self._batch.spec.state_dtype)
 
     def _draw_seats(self, rows: np.ndarray) -> None:
         """The learner seat of each row's current and next episode (learner mode)."""
@@ -353,29 +374,10 @@ class BatchVectorEnv(VectorEnv):
                 f"the episodes stopped when the opponent failed ({self._failure}); call reset()"
             ) from self._failure
 
-    def _check_actions(self, actions, ignored: np.ndarray | None = None) -> np.ndarray:
-        """The actions as int64; rows in ``ignored`` (next-step resets) are not range checked:
-        their mask was all zero, so a sampler may give -1 there."""
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_envs,):
-            raise ActionError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ActionError(f"actions must be an integer array, got dtype {arr.dtype}")
-        n = self.single_action_space.n
-        out_of_range = (arr < 0) | (arr >= n)
-        if ignored is not None:
-            out_of_range &= ~ignored
-        bad = np.flatnonzero(out_of_range)
-        if bad.size:
-            raise ActionError(
-                f"action {arr[bad[0]]} in game {bad[0]} is out of range [0, {n}) "
-                f"({bad.size} games affected)"
-            )
-        return arr.astype(np.int64, copy=True)
-
     def _end_rows(self, rows: np.ndarray, final_obs: np.ndarray) -> None:
         """Record the end of the episode of ``rows`` seen by this step's learner."""
         self._ended[rows] = True
+        self._ended_count += rows.size
         self._final_seat[rows] = self._seat[rows]
         self._final_obs.append((rows, final_obs))
 
@@ -411,32 +413,40 @@ class BatchVectorEnv(VectorEnv):
             spec.legal_masks_batch(batch._states[one], batch._mask[one])
 
     def _collect_ends(self) -> None:
-        """After a kernel call: record the rows whose game just ended and draw new seats."""
+        """After a kernel call: record the rows whose game just ended and draw new seats. A row
+        that already ended in this step re-ended before its learner moved (the learner never
+        saw that game): it gets new seats but nothing to report."""
         batch = self._batch
-        finished = batch._terminated | batch._truncated
-        if not finished.any():
+        n = self.num_envs
+        finished, new = gather_finished(
+            batch._terminated,
+            batch._truncated,
+            self._ended,
+            self._seat,
+            self.self_play,
+            batch._final_states.view(np.uint8),
+            batch._rewards,
+            batch._final_scores,
+            self._finished_rows,
+            self._new_rows,
+            self._new_seats,
+            self._new_records.view(np.uint8),
+            self._ended,
+            self._final_seat,
+            self._terminated,
+            self._truncated,
+            self._reward if self.self_play else self._reward.reshape(n, 1),
+            self._final_score if self.self_play else self._final_score.reshape(n, 1),
+        )
+        if not finished:
             return
-        rows = np.flatnonzero(finished)
-        # A row that already ended in this step re-ended before its learner moved (the learner
-        # never saw that game): nothing to report.
-        new = rows[~self._ended[rows]]
-        if new.size:
-            seats = self._seat[new]
-            states = take_records(batch._final_states, new)
-            obs = np.zeros((new.size, batch.spec.obs_size), dtype=np.float32)
-            with use_threads(new.size):
-                batch.spec.encode_batch(states, seats.copy(), obs)
-            self._end_rows(new, obs)
-            self._terminated[new] = batch._terminated[new]
-            self._truncated[new] = batch._truncated[new]
-            if self.self_play:
-                p = self.num_players
-                self._reward[new] = batch._rewards[new, :p]
-                self._final_score[new] = batch._final_scores[new, :p]
-            else:
-                self._reward[new] = batch._rewards[new, seats]
-                self._final_score[new] = batch._final_scores[new, seats]
-        self._draw_seats(rows)
+        self._ended_count += new
+        if new:
+            obs = np.zeros((new, batch.spec.obs_size), dtype=np.float32)
+            with use_threads(new):
+                batch.spec.encode_batch(self._new_records[:new], self._new_seats[:new], obs)
+            self._final_obs.append((self._new_rows[:new].copy(), obs))
+        self._draw_seats(self._finished_rows[:finished])
 
     def _advance(self, acts: np.ndarray) -> None:
         """Apply ``acts`` (-1: no learner move in that row), then play the opponents until
@@ -519,7 +529,7 @@ class BatchVectorEnv(VectorEnv):
         finished position has no legal action). That needs arrays of our own, also with
         ``copy=False`` (then read-only, like the views)."""
         batch = self._batch
-        if not (final and self._next_step and self._ended.any()):
+        if not (final and self._next_step and self._ended_count):
             obs = self._out(batch._observation, batch.observation)
             return obs, self._out(batch._mask, batch.legal_mask)
         obs = batch._observation.copy()
@@ -535,14 +545,13 @@ class BatchVectorEnv(VectorEnv):
     def _info(self, mask: np.ndarray, final: bool) -> dict:
         n = self.num_envs
         batch = self._batch
-        everyone = np.ones(n, dtype=np.bool_)
         info = {
             "action_mask": mask,
-            "_action_mask": everyone,
+            "_action_mask": self._all_rows.copy(),
             "seat": self._seat.copy(),
-            "_seat": everyone.copy(),
+            "_seat": self._all_rows.copy(),
         }
-        if not (final and self._ended.any()):
+        if not (final and self._ended_count):
             return info
         ended = self._ended.copy()
         scored = ended & ~self._illegal
@@ -552,14 +561,14 @@ class BatchVectorEnv(VectorEnv):
             info["seat"][ended] = self._final_seat[ended]
             self._end_info(info, scored)
             return info
-        final_obs = np.full(n, None, dtype=object)
+        final_obs = np.empty(n, dtype=object)  # every entry None
         for rows, obs in self._final_obs:
             for j, r in enumerate(rows.tolist()):
                 final_obs[r] = obs[j]
         final_info = {
             "action_mask": np.zeros((n, batch.spec.num_actions), dtype=np.int8),
             "_action_mask": ended,
-            "seat": self._final_seat,
+            "seat": self._final_seat.copy(),
             "_seat": ended.copy(),
         }
         self._end_info(final_info, scored)
@@ -571,7 +580,7 @@ class BatchVectorEnv(VectorEnv):
     def _end_info(self, info: dict, scored: np.ndarray) -> None:
         """Add the finished episodes' ``score`` and ``illegal_action`` (with their masks)."""
         if scored.any():
-            info["score"] = self._final_score
+            info["score"] = self._final_score.copy()
             info["_score"] = scored
         if self._illegal.any():
             info["illegal_action"] = self._illegal.copy()
@@ -587,7 +596,7 @@ class BatchVectorEnv(VectorEnv):
             raise NotResetError("call reset() before action_masks()")
         self._check_no_failure()
         masks = self._batch._mask.astype(bool)
-        if self._next_step:
+        if self._next_step and self._pending is not None:
             masks[self._pending] = False
         return masks
 
@@ -600,7 +609,8 @@ class BatchVectorEnv(VectorEnv):
     @locked
     def __getstate__(self):
         # The batch's read-only views alias its buffers; rebuild them on load.
-        state = {k: v for k, v in self.__dict__.items() if k != "_batch"}
+        skip = ("_batch", *self._SCRATCH)
+        state = {k: v for k, v in self.__dict__.items() if k not in skip}
         batch = self._batch
         state["_batch_init"] = (self.game, self.num_envs, self.num_players, batch.options)
         state["_batch_data"] = (
@@ -625,3 +635,4 @@ class BatchVectorEnv(VectorEnv):
             with use_threads(n):
                 batch._observe()
         self._batch = batch
+        self._make_scratch()
