@@ -337,6 +337,7 @@ class BatchVectorEnv(VectorEnv):
             for marks in (self._ended, self._illegal, self._final_seat, self._final_score):
                 marks.fill(0)
             self._ended_count = 0
+        self._forfeits = 0  # rows of this step that ended by an illegal action
         self._final_obs: list[tuple[np.ndarray, np.ndarray]] = []
 
     # Buffers that only live within one step: not pickled, made afresh on load.
@@ -388,6 +389,7 @@ class BatchVectorEnv(VectorEnv):
         self._end_rows(rows, batch._observation[rows].copy())
         self._terminated[rows] = True
         self._illegal[rows] = True
+        self._forfeits += rows.size
         if self.self_play:
             self._reward[rows, self._seat[rows]] = ILLEGAL_ACTION_REWARD
         else:
@@ -554,7 +556,7 @@ class BatchVectorEnv(VectorEnv):
         if not (final and self._ended_count):
             return info
         ended = self._ended.copy()
-        scored = ended & ~self._illegal
+        scored = ended & ~self._illegal if self._forfeits else ended.copy()
         if self._next_step:
             # The rows that ended return their last step, so its info is theirs: the seat that
             # played it, the score, and illegal_action (SyncVectorEnv's next-step layout).
@@ -579,10 +581,10 @@ class BatchVectorEnv(VectorEnv):
 
     def _end_info(self, info: dict, scored: np.ndarray) -> None:
         """Add the finished episodes' ``score`` and ``illegal_action`` (with their masks)."""
-        if scored.any():
+        if self._ended_count > self._forfeits:
             info["score"] = self._final_score.copy()
             info["_score"] = scored
-        if self._illegal.any():
+        if self._forfeits:
             info["illegal_action"] = self._illegal.copy()
             info["_illegal_action"] = self._illegal.copy()
 
