@@ -12,7 +12,8 @@
 - ``startup``: first-call compile time (a fresh process with an empty ``MEEPLE_GYM_CACHE_DIR``)
   and warm start (a fresh process with that cache filled): import + make + reset + 1st step.
 - ``vector_env``: learner steps/s of the Gymnasium vector env (``make_vec``, random opponent
-  played inside the batch) against ``BatchEnv.step`` steps/s on the same batch size.
+  played inside the batch, and self-play) against ``BatchEnv.step`` steps/s on the same batch
+  size, in both auto-reset modes.
 - ``aec``: the PettingZoo loop (``agent_iter``/``last``/``step``) with random legal actions.
 - ``reference``: the slow pure-Python rules (where the game has one) on the same games.
 
@@ -23,6 +24,7 @@ the compile).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -43,6 +45,7 @@ from meeple_gym.core.options import check_int
 from meeple_gym.core.registry import check_num_players
 from meeple_gym.core.sampling import policy_words, random_legal_actions
 from meeple_gym.core.thread_policy import threads_for, use_threads
+from meeple_gym.core.vector_env import check_autoreset_mode
 
 # Per game: the figures its issue asks for are its ``GameSpec.bench_targets`` (a missing key has
 # no target); its slow reference is ``GameSpec.reference``.
@@ -284,7 +287,7 @@ def _game_steps(batch, before: dict) -> int:
     return int(played.sum())
 
 
-def _make_vector_step(game, size, num_players, seed, opponent):
+def _make_vector_step(game, size, num_players, seed, opponent, autoreset_mode="SameStep"):
     """One learner step of a fresh ``make_vec`` env (``copy=False``) with random legal
     actions, as a callable; ``step.env`` is the env."""
     import gymnasium
@@ -298,7 +301,7 @@ def _make_vector_step(game, size, num_players, seed, opponent):
         num_players=num_players,
         opponent=opponent,
         copy=False,
-        autoreset_mode="SameStep",  # every step a learner decision, as recorded so far
+        autoreset_mode=autoreset_mode,
     )
     _, info = env.reset(seed=seed)
     words = policy_words((seed + 1) & MAX_SEED, size)
@@ -336,6 +339,7 @@ def vector_env(
     seconds: float = 1.0,
     seed: int = 0,
     opponents=("random", "self"),
+    autoreset_modes=("NextStep", "SameStep"),
 ) -> dict:
     """Learner steps/s of ``gymnasium.make_vec(..., opponent=...)`` against ``BatchEnv.step``
     steps/s on the same batch size, per thread count and opponent.
@@ -346,14 +350,18 @@ def vector_env(
     ``game_steps_per_learner_step``, counted from the games' step counters) and so the
     wrapper's own cost; in self-play (``"self"``) a learner step is one game step and the two
     ratios are the same. Both envs hand back their buffers (``copy=False``) and both policies
-    draw with ``random_legal_actions``."""
+    draw with ``random_legal_actions``. ``autoreset_modes``: Gymnasium's default
+    ``"NextStep"`` (a row that ended spends a learner step on its reset: no game step) and
+    ``"SameStep"`` (every learner step a decision, as in the figures before both were
+    measured)."""
     _check_batches(game, num_players, [batch_size], threads, seconds, seed)
+    autoreset_modes = [check_autoreset_mode(m).value for m in autoreset_modes]
     # The two are timed in alternating short windows and compared window by window (median of
     # the ratios), so a change in machine load hits both sides of each ratio alike.
     batch_step = _batch_random_step(game, batch_size, num_players, seed)
     runs = []
-    for opponent in opponents:
-        vector_step = _make_vector_step(game, batch_size, num_players, seed, opponent)
+    for mode, opponent in itertools.product(autoreset_modes, opponents):
+        vector_step = _make_vector_step(game, batch_size, num_players, seed, opponent, mode)
         per_learner = _game_steps_per_learner_step(vector_step)
         for t in thread_counts(threads):
             with _Threads(t):
@@ -368,6 +376,7 @@ def vector_env(
             runs.append(
                 {
                     "opponent": opponent,
+                    "autoreset_mode": mode,
                     "batch_size": batch_size,
                     "threads": t,
                     "batch_steps_per_s": float(np.median([b for b, _ in windows])),
@@ -378,7 +387,12 @@ def vector_env(
                     "windows": VECTOR_WINDOWS,
                 }
             )
-    return {"num_players": num_players, "opponents": list(opponents), "runs": runs}
+    return {
+        "num_players": num_players,
+        "opponents": list(opponents),
+        "autoreset_modes": list(autoreset_modes),
+        "runs": runs,
+    }
 
 
 def rollout(game: str, player_counts=None, threads=(1, 2), seconds: float = 1.0, seed: int = 0):
@@ -716,7 +730,8 @@ def format_summary(result: dict) -> str:
         )
         for r in v["runs"]:
             lines.append(
-                f"  {r.get('opponent', 'random'):>6} opponent, batch {r['batch_size']}, "
+                f"  {r.get('opponent', 'random'):>6} opponent, "
+                f"{r.get('autoreset_mode', 'SameStep'):>8}, batch {r['batch_size']}, "
                 f"{r['threads']} thread(s): vector env {_fmt(r['vector_learner_steps_per_s'])}, "
                 f"BatchEnv {_fmt(r['batch_steps_per_s'])}  (ratio {r['ratio']:.2f}; "
                 f"{r.get('game_steps_per_learner_step', 1):.2f} game steps a learner step, "

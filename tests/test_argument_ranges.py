@@ -143,6 +143,7 @@ def test_match_helpers_check_their_arguments():
         (lambda: bench.kernel_step(GAME, seed=-1), "seed must be in"),
         (lambda: bench.kernel_step(GAME, batch_sizes=(0,)), "batch_size must be in"),
         (lambda: bench.vector_env(GAME, seconds=0), "seconds must be a finite number > 0"),
+        (lambda: bench.vector_env(GAME, autoreset_modes=["Later"]), "autoreset_mode must be"),
         (lambda: bench.rollout(GAME, seconds=float("nan")), "seconds must be a finite"),
         (lambda: bench.aec(GAME, seconds=-1), "seconds must be a finite"),
         (lambda: bench.reference(GAME, seed=2**64), "seed must be in"),
@@ -156,8 +157,13 @@ def test_bench_arguments_are_checked_before_measuring(call, message):
 def test_bench_vector_env_runs_at_the_largest_seed():
     # Its learner policy is seeded seed + 1, which used to overflow uint64 here.
     result = bench.vector_env(GAME, batch_size=4, threads=(1,), seconds=0.06, seed=MAX_SEED)
-    # One run per opponent (random, and self-play for the wrapper's own cost).
-    assert [(r["opponent"], r["threads"]) for r in result["runs"]] == [("random", 1), ("self", 1)]
+    # One run per auto-reset mode and opponent (random, and self-play for the wrapper's cost).
+    assert [(r["autoreset_mode"], r["opponent"], r["threads"]) for r in result["runs"]] == [
+        ("NextStep", "random", 1),
+        ("NextStep", "self", 1),
+        ("SameStep", "random", 1),
+        ("SameStep", "self", 1),
+    ]
 
 
 # ---- the trained-policy agent ----------------------------------------------------------

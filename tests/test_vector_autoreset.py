@@ -250,7 +250,9 @@ def test_next_step_returns_the_end_then_resets_the_row_ignoring_its_action():
     final = np.zeros((1, spec.obs_size), dtype=np.float32)
     spec.encode_batch(batch.final_states[i : i + 1], np.array([seat]), final)
     np.testing.assert_array_equal(obs[i], final[0])
-    assert not np.array_equal(obs[i], batch.observation[i])
+    first = np.zeros((1, spec.obs_size), dtype=np.float32)
+    spec.encode_batch(batch.states[i : i + 1], np.array([seat]), first)
+    assert not np.array_equal(obs[i], first[0])  # not the next game's opening
     assert not info["action_mask"][i].any() and not inner.action_masks()[i].any()
     assert info["_score"][i] and info["score"][i] == batch.final_scores[i, seat]
     assert reward[i] == batch.rewards[i, seat] and reward[i] in (-1.0, 0.0, 1.0)
@@ -301,29 +303,42 @@ def test_next_step_illegal_action_lose_is_reported_in_the_steps_own_info():
     assert info3["action_mask"][1].any() and info3["seat"][1] == batch.current_player[1]
 
 
-def test_next_step_copy_false_returns_views_except_on_an_end():
+def test_next_step_copy_false_returns_views_also_on_an_end():
     env = make_vec(num_envs=4, copy=False)
     batch = env.unwrapped.batch
+    spec = batch.spec
     obs, info = env.reset(seed=1)
     policy = RowPolicy(4)
-    plain = ended = 0
+    ended = 0
     for _ in range(3000):
         obs, _, term, trunc, info = env.step(policy(info["action_mask"]))
-        done = term | trunc
         assert not obs.flags.writeable and not info["action_mask"].flags.writeable
-        if done.any():
-            # Final observations are not in the batch's buffer: arrays of the env's own.
-            ended += 1
-            assert not np.shares_memory(obs, batch.observation)
-            assert not np.array_equal(obs[done], batch.observation[done])
-            np.testing.assert_array_equal(obs[~done], batch.observation[~done])
-        else:
-            plain += 1
-            assert np.shares_memory(obs, batch.observation)
-            assert np.shares_memory(info["action_mask"], batch.legal_mask)
+        assert np.shares_memory(obs, batch.observation)
+        assert np.shares_memory(info["action_mask"], batch.legal_mask)
+        rows = np.flatnonzero(term | trunc)
+        if not rows.size:
+            continue
+        # The rows that ended show their final position, with no legal move ...
+        ended += 1
+        seats = info["seat"][rows].astype(np.int64)
+        final = np.zeros((rows.size, spec.obs_size), dtype=np.float32)
+        spec.encode_batch(batch.final_states[rows], seats, final)
+        np.testing.assert_array_equal(obs[rows], final)
+        assert not info["action_mask"][rows].any()
+        # ... and the next step overwrites those views with their next game and its moves.
+        dealt = batch.states[rows]
+        legal = np.zeros((rows.size, spec.num_actions), dtype=np.int8)
+        spec.legal_masks_batch(dealt.copy(), legal)
+        obs, _, _, _, info = env.step(policy(info["action_mask"]))
+        assert batch.states[rows].tobytes() == dealt.tobytes()  # the reset step moved nothing
+        first = np.zeros((rows.size, spec.obs_size), dtype=np.float32)
+        spec.encode_batch(dealt, info["seat"][rows].astype(np.int64), first)
+        np.testing.assert_array_equal(obs[rows], first)
+        np.testing.assert_array_equal(info["action_mask"][rows], legal)
+        assert legal.any(axis=1).all()
         if ended >= 2:
             break
-    assert ended >= 2 and plain > 0
+    assert ended >= 2
 
 
 class Probe:

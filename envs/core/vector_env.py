@@ -129,8 +129,7 @@ class BatchVectorEnv(VectorEnv):
             (that row's episode ends: terminated, reward -1, ``final_info["illegal_action"]``).
         copy: ``True`` (default): every returned array is fresh. ``False``: the observation
             and ``info["action_mask"]`` are read-only views of the batch's buffers, which the
-            next ``step``/``reset`` overwrites (copy what you keep); in next-step mode, a step
-            where a row ended returns read-only arrays of their own instead.
+            next ``step``/``reset`` overwrites (copy what you keep).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default, Gymnasium's) or
             ``AutoresetMode.SAME_STEP``, or their values ``"NextStep"`` / ``"SameStep"``; see
             the module docstring. ``metadata["autoreset_mode"]`` and ``autoreset_mode`` hold it.
@@ -217,6 +216,8 @@ class BatchVectorEnv(VectorEnv):
         # games); the next step ignores its action and returns that game's first observation.
         # None when no row is pending.
         self._pending: np.ndarray | None = None
+        # (rows, their legal masks) while those rows show an all-zero mask (next-step mode).
+        self._kept_masks: tuple[np.ndarray, np.ndarray] | None = None
         self._no_pending = np.zeros(num_envs, dtype=np.bool_)
         # The marks of the rows that ended in the current step, kept from one step to the next
         # (cleared only after a step where some row ended); info hands out copies.
@@ -248,6 +249,7 @@ class BatchVectorEnv(VectorEnv):
         self._seed = seed
         self._failure = None
         self._pending = None
+        self._kept_masks = None
         with use_threads(self.num_envs):
             return self._reset(seed)
 
@@ -306,6 +308,7 @@ class BatchVectorEnv(VectorEnv):
                     f"{ILLEGAL_ACTION_HINT}"
                 )
             acts[self._illegal_rows] = -1
+        self._restore_masks()  # after the checks: a refused step changes nothing
         self._begin_step()
         if illegal:
             self._forfeit(np.flatnonzero(self._illegal_rows))
@@ -528,21 +531,28 @@ class BatchVectorEnv(VectorEnv):
     def _returned(self, final: bool) -> tuple[np.ndarray, np.ndarray]:
         """The observation and mask to return: the batch's, except in next-step mode after a
         step where rows ended: those show their final observation and an all-zero mask (the
-        finished position has no legal action). That needs arrays of our own, also with
-        ``copy=False`` (then read-only, like the views)."""
+        finished position has no legal action)."""
         batch = self._batch
         if not (final and self._next_step and self._ended_count):
             obs = self._out(batch._observation, batch.observation)
             return obs, self._out(batch._mask, batch.legal_mask)
-        obs = batch._observation.copy()
-        mask = batch._mask.copy()
-        for rows, final_obs in self._final_obs:
-            obs[rows] = final_obs
-        mask[self._ended] = 0
-        if not self.copy:
-            obs.flags.writeable = False
-            mask.flags.writeable = False
-        return obs, mask
+        # Written into the batch's own buffers (copying them cost a third of a step): the
+        # next step re-encodes every row's observation, and puts back the masks kept here
+        # (_restore_masks) before the kernels read them.
+        rows = np.flatnonzero(self._ended)
+        self._kept_masks = (rows, batch._mask[rows])
+        batch._mask[rows] = 0
+        for ended_rows, final_obs in self._final_obs:
+            batch._observation[ended_rows] = final_obs
+        obs = self._out(batch._observation, batch.observation)
+        return obs, self._out(batch._mask, batch.legal_mask)
+
+    def _restore_masks(self) -> None:
+        """The legal masks of the rows that returned their final observation last step."""
+        if self._kept_masks is not None:
+            rows, masks = self._kept_masks
+            self._batch._mask[rows] = masks
+            self._kept_masks = None
 
     def _info(self, mask: np.ndarray, final: bool) -> dict:
         n = self.num_envs
