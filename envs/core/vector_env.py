@@ -614,7 +614,10 @@ class BatchVectorEnv(VectorEnv):
 
     @property
     def batch(self):
-        """The underlying ``BatchEnv`` (read its views; stepping it desynchronises this env)."""
+        """The underlying ``BatchEnv`` (read its views; stepping it desynchronises this env).
+        Its ``observation`` and ``legal_mask`` are what the last step returned: in next-step
+        mode a row that just ended shows its final observation and no legal move there until
+        the next step, while its ``states`` already hold its next game."""
         return self._batch
 
     # ---- pickling -------------------------------------------------------------------------
