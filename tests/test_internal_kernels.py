@@ -17,14 +17,10 @@ from support import run_json
 import meeple_gym as mg
 from meeple_gym.core import compiler, jit
 from meeple_gym.core.action_check import check_actions
-from meeple_gym.core.records import (
-    clear_record,
-    copy_record,
-    copy_values,
-    gather_finished,
-    take_records,
-)
+from meeple_gym.core.records import clear_record, copy_record, copy_values, take_records
+from meeple_gym.core.rng import py_derive_key
 from meeple_gym.core.sampling import policy_words, random_legal_actions
+from meeple_gym.core.vector_kernels import draw_seats, gather_finished
 
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the compiler")
 
@@ -360,14 +356,17 @@ def test_check_actions_refuses_wrong_shapes_and_dtypes():
     rows=st.integers(1, 30),
     players=st.integers(1, 4),
     every_seat=st.booleans(),
+    fixed_seat=st.sampled_from([None, -1, 0, 2]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, seed):
+def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, fixed_seat, seed):
+    """fixed_seat None: no seat draws (self-play); -1: drawn per episode; k: always seat k."""
     rng = np.random.default_rng(seed)
     terminated = rng.random(rows) < 0.3
     truncated = rng.random(rows) < 0.1
     ended = rng.random(rows) < 0.3
     seats = rng.integers(0, players, rows)
+    episodes = rng.integers(0, 1000, rows)
     final_states = np.zeros(rows, STATE)
     final_states.view(np.uint8)[:] = rng.integers(0, 256, final_states.nbytes)
     rewards = rng.normal(size=(rows, players + 1)).astype(np.float32)
@@ -382,22 +381,29 @@ def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, se
         "score": np.zeros((rows, width), np.int64),
     }
     expected = {k: v.copy() for k, v in outputs.items()}
-    finished_rows, new_rows, new_seats = (np.zeros(rows, np.int64) for _ in range(3))
+    new_rows, new_seats = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
     new_states = np.zeros(rows, STATE)
-    finished, new = gather_finished(
+    seats_out, next_seats = seats.copy(), np.full(rows, -9, np.int64)
+    batch_seed = int(rng.integers(0, 2**63))
+    new = gather_finished(
         terminated,
         truncated,
         ended.copy(),
-        seats,
+        seats_out,
         every_seat,
         final_states.view(np.uint8),
         rewards,
         scores,
-        finished_rows,
         new_rows,
         new_seats,
         new_states.view(np.uint8),
         *outputs.values(),
+        fixed_seat is not None,
+        np.uint64(batch_seed),
+        episodes,
+        players,
+        -1 if fixed_seat is None else fixed_seat,
+        next_seats,
     )
     # What the vector env did with NumPy before (one fancy index per output).
     all_rows = np.flatnonzero(terminated | truncated)
@@ -412,10 +418,29 @@ def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, se
     else:
         expected["reward"][fresh, 0] = rewards[fresh, seats[fresh]]
         expected["score"][fresh, 0] = scores[fresh, seats[fresh]]
-    assert (finished, new) == (all_rows.size, fresh.size)
-    assert finished_rows[:finished].tolist() == all_rows.tolist()
+    assert new == fresh.size
     assert new_rows[:new].tolist() == fresh.tolist()
     assert new_seats[:new].tolist() == seats[fresh].tolist()
     assert new_states[:new].tobytes() == final_states[fresh].tobytes()
     for name, array in outputs.items():
         assert array.tolist() == expected[name].tolist(), name
+    # Every finished row, new or not, draws its seats; the others keep theirs.
+    expected_seats, expected_next = seats.copy(), np.full(rows, -9)
+    for r in all_rows.tolist() if fixed_seat is not None else []:
+        current = int(episodes[r])
+        for out, episode in ((expected_seats, current), (expected_next, current + 1)):
+            drawn = py_derive_key(batch_seed, r, 2 * episode + 3) % players
+            out[r] = drawn if fixed_seat == -1 else fixed_seat
+    assert seats_out.tolist() == expected_seats.tolist()
+    assert next_seats.tolist() == expected_next.tolist()
+
+
+def test_draw_seats_follows_the_documented_stream():
+    episodes = np.array([0, 5, 2**40, 7])
+    rows = np.array([3, 0, 2], np.int64)
+    seats, next_seats = np.full(4, -1), np.full(4, -1)
+    draw_seats(rows, np.uint64(2**64 - 1), episodes, 3, -1, seats, next_seats)
+    for r in rows.tolist():
+        assert seats[r] == py_derive_key(2**64 - 1, r, 2 * int(episodes[r]) + 3) % 3
+        assert next_seats[r] == py_derive_key(2**64 - 1, r, 2 * int(episodes[r]) + 5) % 3
+    assert seats[1] == next_seats[1] == -1  # not drawn

@@ -64,36 +64,16 @@ from meeple_gym.core.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
 from meeple_gym.core.locking import locked
 from meeple_gym.core.opponents import opponent_factory, opponent_failure
 from meeple_gym.core.options import check_agent_action, check_int, short_repr
-from meeple_gym.core.records import gather_finished, take_records
+from meeple_gym.core.records import take_records
 from meeple_gym.core.registry import make_batch
-from meeple_gym.core.rng import GOLDEN, MIX1, MIX2
 from meeple_gym.core.sampling import policy_words
 from meeple_gym.core.thread_policy import use_threads
+from meeple_gym.core.vector_kernels import draw_seats, gather_finished
 
 SELF_PLAY = ("self", None)
-# Seat draws use the odd RNG streams 2e + 3: deals use the even ones and the random policy 1.
-_SEAT_STREAM_OFFSET = 3
 # Opponent sub-steps allowed per step before giving up (a game never needs this many in a
 # row; this only turns an endless loop into an error).
 _MAX_OPPONENT_SUBSTEPS = 100_000
-
-_U = np.uint64
-
-
-def _mix64(z: np.ndarray) -> np.ndarray:
-    """``meeple_gym.core.rng.mix64`` over a uint64 array (array arithmetic wraps silently)."""
-    z = (z ^ (z >> _U(30))) * _U(MIX1)
-    z = (z ^ (z >> _U(27))) * _U(MIX2)
-    return z ^ (z >> _U(31))
-
-
-def derive_keys(seed, index: np.ndarray, stream: np.ndarray) -> np.ndarray:
-    """``meeple_gym.core.rng.derive_key`` for arrays of indices and streams."""
-    index = np.asarray(index, dtype=np.uint64)
-    stream = np.asarray(stream, dtype=np.uint64)
-    k = _mix64(np.full(index.shape, seed, dtype=np.uint64) + _U(GOLDEN))
-    k = _mix64(k ^ (index + _U(GOLDEN)))
-    return _mix64(k ^ (stream * _U(MIX1) + _U(GOLDEN)))
 
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
@@ -344,11 +324,10 @@ class BatchVectorEnv(VectorEnv):
         self._final_obs: list[tuple[np.ndarray, np.ndarray]] = []
 
     # Buffers that only live within one step: not pickled, made afresh on load.
-    _SCRATCH = ("_finished_rows", "_new_rows", "_new_seats", "_new_records", "_illegal_rows")
+    _SCRATCH = ("_new_rows", "_new_seats", "_new_records", "_illegal_rows")
 
     def _make_scratch(self) -> None:
         n = self.num_envs
-        self._finished_rows = np.zeros(n, dtype=np.int64)
         self._new_rows = np.zeros(n, dtype=np.int64)
         self._new_seats = np.zeros(n, dtype=np.int64)
         self._illegal_rows = np.zeros(n, dtype=np.bool_)  # check_actions' output
@@ -359,16 +338,15 @@ class BatchVectorEnv(VectorEnv):
         """The learner seat of each row's current and next episode (learner mode)."""
         if self.self_play or rows.size == 0:
             return
-        if self.fixed_seat is not None:
-            self._seat[rows] = self.fixed_seat
-            self._next_seat[rows] = self.fixed_seat
-            return
-        episodes = self._batch._episodes[rows].astype(np.uint64)
-        for out, ahead in ((self._seat, 0), (self._next_seat, 1)):
-            stream = (episodes + _U(ahead)) * _U(2) + _U(_SEAT_STREAM_OFFSET)
-            out[rows] = (derive_keys(self._seed, rows, stream) % _U(self.num_players)).astype(
-                np.int64
-            )
+        draw_seats(
+            rows.astype(np.int64, copy=False),
+            np.uint64(self._seed),
+            self._batch._episodes,
+            self.num_players,
+            -1 if self.fixed_seat is None else self.fixed_seat,
+            self._seat,
+            self._next_seat,
+        )
 
     def _check_no_failure(self) -> None:
         """After an opponent failed, rows may wait for that opponent, not the learner: refuse
@@ -423,7 +401,7 @@ class BatchVectorEnv(VectorEnv):
         saw that game): it gets new seats but nothing to report."""
         batch = self._batch
         n = self.num_envs
-        finished, new = gather_finished(
+        new = gather_finished(
             batch._terminated,
             batch._truncated,
             self._ended,
@@ -432,7 +410,6 @@ class BatchVectorEnv(VectorEnv):
             batch._final_states.view(np.uint8),
             batch._rewards,
             batch._final_scores,
-            self._finished_rows,
             self._new_rows,
             self._new_seats,
             self._new_records.view(np.uint8),
@@ -442,16 +419,20 @@ class BatchVectorEnv(VectorEnv):
             self._truncated,
             self._reward if self.self_play else self._reward.reshape(n, 1),
             self._final_score if self.self_play else self._final_score.reshape(n, 1),
+            not self.self_play,  # learner mode: the finished rows' next seats
+            np.uint64(self._seed),
+            batch._episodes,
+            self.num_players,
+            -1 if self.fixed_seat is None else self.fixed_seat,
+            self._next_seat,
         )
-        if not finished:
+        if not new:
             return
         self._ended_count += new
-        if new:
-            obs = np.zeros((new, batch.spec.obs_size), dtype=np.float32)
-            with use_threads(new):
-                batch.spec.encode_batch(self._new_records[:new], self._new_seats[:new], obs)
-            self._final_obs.append((self._new_rows[:new].copy(), obs))
-        self._draw_seats(self._finished_rows[:finished])
+        obs = np.zeros((new, batch.spec.obs_size), dtype=np.float32)
+        with use_threads(new):
+            batch.spec.encode_batch(self._new_records[:new], self._new_seats[:new], obs)
+        self._final_obs.append((self._new_rows[:new].copy(), obs))
 
     def _advance(self, acts: np.ndarray) -> None:
         """Apply ``acts`` (-1: no learner move in that row), then play the opponents until
