@@ -355,12 +355,13 @@ def test_check_actions_refuses_wrong_shapes_and_dtypes():
 @given(
     rows=st.integers(1, 30),
     players=st.integers(1, 4),
-    every_seat=st.booleans(),
     fixed_seat=st.sampled_from([None, -1, 0, 2]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, fixed_seat, seed):
-    """fixed_seat None: no seat draws (self-play); -1: drawn per episode; k: always seat k."""
+def test_gather_finished_matches_the_numpy_gathers(rows, players, fixed_seat, seed):
+    """fixed_seat None: self-play (every seat's results, no seat draws); -1: learner mode, seats
+    drawn per episode; k: learner mode, always seat k."""
+    every_seat = fixed_seat is None
     rng = np.random.default_rng(seed)
     terminated = rng.random(rows) < 0.3
     truncated = rng.random(rows) < 0.1
@@ -398,7 +399,6 @@ def test_gather_finished_matches_the_numpy_gathers(rows, players, every_seat, fi
         new_seats,
         new_states.view(np.uint8),
         *outputs.values(),
-        fixed_seat is not None,
         np.uint64(batch_seed),
         episodes,
         players,

@@ -198,7 +198,6 @@ class BatchVectorEnv(VectorEnv):
         self._pending: np.ndarray | None = None
         # (rows, their legal masks) while those rows show an all-zero mask (next-step mode).
         self._kept_masks: tuple[np.ndarray, np.ndarray] | None = None
-        self._no_pending = np.zeros(num_envs, dtype=np.bool_)
         # The marks of the rows that ended in the current step, kept from one step to the next
         # (cleared only after a step where some row ended); info hands out copies.
         shape = (num_envs, self.num_players) if self.self_play else (num_envs,)
@@ -207,7 +206,6 @@ class BatchVectorEnv(VectorEnv):
         self._final_seat = np.zeros(num_envs, dtype=np.int64)
         self._final_score = np.zeros(shape, dtype=np.int64)
         self._ended_count = 0
-        self._all_rows = np.ones(num_envs, dtype=np.bool_)  # copied for info's all-True masks
         self._make_scratch()
         self._begin_step()
 
@@ -273,10 +271,10 @@ class BatchVectorEnv(VectorEnv):
             raise NotResetError("call reset() before step()")
         self._check_no_failure()
         batch = self._batch
-        # Next-step mode: a pending row gets no move (-1): its next game already waits for its
-        # learner, and its action is not checked (its mask was all zero, a sampler may give -1).
-        pending = self._pending if self._next_step else None
-        skip = self._no_pending if pending is None else pending
+        # Next-step mode (the only one that sets _pending): a pending row gets no move (-1): its
+        # next game already waits for its learner, and its action is not checked (its mask was
+        # all zero, a sampler may give -1).
+        skip = self._no_pending if self._pending is None else self._pending
         acts, g, illegal = check_actions(actions, batch._mask, skip, self._illegal_rows)
         if illegal:
             if self.illegal_action == "raise":
@@ -323,14 +321,23 @@ class BatchVectorEnv(VectorEnv):
         self._forfeits = 0  # rows of this step that ended by an illegal action
         self._final_obs: list[tuple[np.ndarray, np.ndarray]] = []
 
-    # Buffers that only live within one step: not pickled, made afresh on load.
-    _SCRATCH = ("_new_rows", "_new_seats", "_new_records", "_illegal_rows")
+    # Per-step buffers and constant arrays: not pickled, made afresh on load.
+    _SCRATCH = (
+        "_new_rows",
+        "_new_seats",
+        "_new_records",
+        "_illegal_rows",
+        "_no_pending",
+        "_all_rows",
+    )
 
     def _make_scratch(self) -> None:
         n = self.num_envs
         self._new_rows = np.zeros(n, dtype=np.int64)
         self._new_seats = np.zeros(n, dtype=np.int64)
         self._illegal_rows = np.zeros(n, dtype=np.bool_)  # check_actions' output
+        self._no_pending = np.zeros(n, dtype=np.bool_)  # check_actions' skip: no row
+        self._all_rows = np.ones(n, dtype=np.bool_)  # copied for info's all-True masks
         # Zeroed pages are mapped only when written: this costs the records that end, not n.
         self._new_records = np.zeros(n, dtype=self._batch.spec.state_dtype)
 
@@ -419,7 +426,6 @@ class BatchVectorEnv(VectorEnv):
             self._truncated,
             self._reward if self.self_play else self._reward.reshape(n, 1),
             self._final_score if self.self_play else self._final_score.reshape(n, 1),
-            not self.self_play,  # learner mode: the finished rows' next seats
             np.uint64(self._seed),
             batch._episodes,
             self.num_players,

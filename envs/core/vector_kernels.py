@@ -50,7 +50,7 @@ def gather_finished(
     truncated,
     ended,
     seats,
-    every_seat,
+    self_play,
     final_bytes,
     rewards,
     final_scores,
@@ -63,7 +63,6 @@ def gather_finished(
     truncated_out,
     reward_out,
     score_out,
-    draw,
     seed,
     episodes,
     num_players,
@@ -75,10 +74,10 @@ def gather_finished(
     step (``ended``): its row, learner seat (``seats``) and final record (the bytes of
     ``final_bytes``) are appended to ``new_rows``, ``new_seats`` and ``new_bytes``, and its
     row of the step's outputs is set: ``ended_out``, ``final_seat_out``, ``terminated_out``,
-    ``truncated_out``, and ``reward_out``/``score_out`` (every seat's reward and final score
-    when ``every_seat``, else the learner seat's in column 0). Then, with ``draw`` (learner
-    mode), every finished row gets the learner seats of its new episode and the next one in
-    ``seats``/``next_seats`` (``draw_seats``).
+    ``truncated_out``, and ``reward_out``/``score_out``: in ``self_play`` every seat's reward
+    and final score; in learner mode the learner seat's, in column 0, and then every finished
+    row gets the learner seats of its new episode and the next one in ``seats``/``next_seats``
+    (``draw_seats``).
 
     ``final_bytes`` and ``new_bytes`` are flat ``uint8`` views of record arrays (one compile
     for every game). Returns how many rows are new."""
@@ -100,13 +99,13 @@ def gather_finished(
             final_seat_out[r] = seat
             terminated_out[r] = terminated[r]
             truncated_out[r] = truncated[r]
-            if every_seat:
+            if self_play:
                 for j in range(reward_out.shape[1]):
                     reward_out[r, j] = rewards[r, j]
                     score_out[r, j] = final_scores[r, j]
             else:
                 reward_out[r, 0] = rewards[r, seat]
                 score_out[r, 0] = final_scores[r, seat]
-        if draw:
+        if not self_play:
             _draw_row(r, seed, episodes, num_players, fixed_seat, seats, next_seats)
     return new
