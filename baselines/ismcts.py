@@ -88,11 +88,25 @@ OBS_SIZE = 1
 
 
 def _search_row(
-    states, g, key, sims, exploration, prior, rollout, epsilon, depth_cap, scale, net_prior, net
+    states,
+    g,
+    key,
+    sims,
+    exploration,
+    prior,
+    rollout,
+    epsilon,
+    depth_cap,
+    scale,
+    net_prior,
+    net,
+    root_out,
 ):
     """The action SO-ISMCTS picks in game ``g`` after ``sims`` iterations (-1: nothing legal).
     With ``net`` > 0, ``net_prior[g]`` (the network's policy at the root) orders the root's
-    expansions and biases its children by ``net * p / (visits + 1)``."""
+    expansions and biases its children by ``net * p / (visits + 1)``. When ``root_out`` has
+    rows, ``root_out[g, 0, a]`` gets the visits of root move ``a`` and ``root_out[g, 1, a]``
+    its mean value for the player to act (zero for moves not searched)."""
     root = states[g]
     player = root.current_player
     root_mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -233,16 +247,32 @@ def _search_row(
         if root_mask[edge[child]] != 0 and visits[child] > most:
             most = visits[child]
             best = edge[child]
+        if root_out.shape[0] > 0 and root_mask[edge[child]] != 0 and visits[child] > 0:
+            root_out[g, 0, edge[child]] = visits[child]
+            root_out[g, 1, edge[child]] = total[child] / visits[child]
         child = next_sibling[child]
     return best if best >= 0 else _first_legal(root_mask)
 
 
 def _search_batch(
-    states, seed, sims, exploration, prior, rollout, epsilon, depth_cap, scale, net_prior, net, out
+    states,
+    seed,
+    sims,
+    exploration,
+    prior,
+    rollout,
+    epsilon,
+    depth_cap,
+    scale,
+    net_prior,
+    net,
+    root_out,
+    out,
 ):
     """``out[i]`` = the search's action in game ``i``; its key comes from (seed, the game's RNG
     word and step count), so it does not depend on the batch or the threads. ``net_prior``
-    (float32, one row per game) is read only when ``net`` > 0."""
+    (float32, one row per game) is read only when ``net`` > 0; ``root_out`` (float32, zeros,
+    (games, 2, actions), or no rows: not wanted) gets each root's visits and mean values."""
     for i in prange(states.shape[0]):
         s = states[i]
         index = s.rng[0] ^ (np.uint64(s.step_count) * _STEP_MIX)
@@ -260,6 +290,7 @@ def _search_batch(
             scale,
             net_prior,
             net,
+            root_out,
         )
 
 
@@ -396,8 +427,19 @@ class _SearchDefaults(Mapping):
 @functools.cache
 def search_kernel(game: str):
     """The compiled batch search of ``game``: ``(states, seed, sims, exploration, prior,
-    rollout, epsilon, depth_cap, scale, net_prior, net, out)``, cached per game in the game's
-    kernel cache group."""
+    rollout, epsilon, depth_cap, scale, net_prior, net, root_out, out)``, cached per game in the
+    game's kernel cache group."""
+    namespace = dict(play_out_namespace(game))
+    namespace["_search_row"] = game_kernel(rebind(_search_row, namespace), game)
+    return game_kernel(rebind(_search_batch, namespace), game, parallel=True)
+
+
+@functools.cache
+def play_out_namespace(game: str) -> dict:
+    """The globals a template that plays ``game`` out reads: this module's, the game's rules
+    kernels (``legal_mask_into``, ``apply_action``, ``rewards_into``, ``determinize_into``),
+    the play-out heuristic (``encode_into``, ``heuristic_action``, ``new_rollout_buffer``),
+    ``scores_into`` and the sizes ``NUM_ACTIONS`` and ``OBS_SIZE``; compiled per game."""
     spec = _search_spec(game)
     search = spec.search
     # The play-out heuristic reads the observation named by ``rollout_observation`` (the
@@ -425,8 +467,7 @@ def search_kernel(game: str):
         rebind(_observation_buffer, namespace), game
     )
     namespace["scores_into"] = game_kernel(rebind(scores_template, namespace), game)
-    namespace["_search_row"] = game_kernel(rebind(_search_row, namespace), game)
-    return game_kernel(rebind(_search_batch, namespace), game, parallel=True)
+    return namespace
 
 
 def _check_number(name: str, value, lo: float, hi: float = math.inf, lo_open=False) -> float:
@@ -467,7 +508,8 @@ class ISMCTSAgent:
     ones): the root tries the network's likeliest moves first and each root child gets
     ``net * p(move) / (visits + 1)``. Parameters left out take the game's
     ``GameSpec.search`` (``DEFAULTS``). The agent reads game records (``act_states``), which the
-    evaluator, the ladder and the Gymnasium envs pass to agents that have it.
+    evaluator, the ladder and the Gymnasium envs pass to agents that have it;
+    ``root_statistics`` also returns each root move's visits and mean value.
     """
 
     # Per-game defaults (sims, c, prior, epsilon, depth, scale) are the game's
@@ -561,10 +603,26 @@ class ISMCTSAgent:
         for the player to act in each; the records are not changed."""
         return self._search(self._check_states(states))
 
-    def _search(self, states: np.ndarray) -> np.ndarray:
+    def root_statistics(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``act_states`` with what the search saw at each root: ``(actions, visits, values)``,
+        ``visits[i, a]`` the iterations that went through move ``a`` of game ``i`` and
+        ``values[i, a]`` their mean value for the player to act, in [-1, 1] (float32, (N,
+        num_actions); zero for moves not searched, and for forced moves, which are not
+        searched)."""
+        states = self._check_states(states)
+        root_out = np.zeros((states.shape[0], 2, self._spec.num_actions), dtype=np.float32)
+        actions = self._search(states, root_out)
+        return actions, root_out[:, 0], root_out[:, 1]
+
+    def _search(self, states: np.ndarray, root_out: np.ndarray | None = None) -> np.ndarray:
         """``act_states`` on records the engine made itself (the evaluator's own batch): a
-        contiguous writable copy, no validation."""
+        contiguous writable copy, no validation. ``root_out``: a zeroed float32 (N, 2,
+        num_actions) array for the roots' visits and values (``root_statistics``)."""
         out = np.empty(states.shape[0], dtype=np.int64)
+        if root_out is None:
+            root_out = np.zeros((0, 2, 0), dtype=np.float32)
+        elif root_out.shape != (states.shape[0], 2, self._spec.num_actions):
+            raise ValueError(f"root_out has shape {root_out.shape}, not (N, 2, num_actions)")
         if states.shape[0] == 0:
             return out
         kernel = search_kernel(self.game)
@@ -582,6 +640,7 @@ class ISMCTSAgent:
             np.float64(self.scale),
             net_prior,
             np.float64(self.net),
+            root_out,
             out,
         )
         if (out < 0).any():
@@ -617,19 +676,23 @@ class ISMCTSAgent:
         return int(self._search(record)[0])
 
     def _check_states(self, states) -> np.ndarray:
-        dtype = self._spec.state_dtype
-        if not isinstance(states, np.ndarray) or states.dtype != dtype or states.ndim != 1:
-            raise OptionError(
-                f"states must be a 1-D {self.game} state array, got "
-                f"{type(states).__name__} of dtype {getattr(states, 'dtype', None)}"
-            )
-        # A private, writable, contiguous copy: the kernel never sees the caller's memory, and
-        # the records are checked like any restored state (Numba does no bounds checks), except
-        # those that are byte for byte ones the engine handed out (``BatchEnv.get_states``).
-        from meeple_gym.core.gate import engine_records, validate_records
+        return checked_records(self._spec, states)
 
-        copy = np.ascontiguousarray(states).copy()
-        over = (copy["terminated"] != 0) | (copy["truncated"] != 0)
-        if over.any():
-            raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; nothing to search")
-        return validate_records(self._spec, copy, engine_records(self.game))
+
+def checked_records(spec, states) -> np.ndarray:
+    """A private, writable, contiguous copy of ``states`` for a kernel that reads records: the
+    kernel never sees the caller's memory, and the records are checked like any restored state
+    (Numba does no bounds checks), except those that are byte for byte ones the engine handed
+    out (``BatchEnv.get_states``). Finished games are refused."""
+    from meeple_gym.core.gate import engine_records, validate_records
+
+    if not isinstance(states, np.ndarray) or states.dtype != spec.state_dtype or states.ndim != 1:
+        raise OptionError(
+            f"states must be a 1-D {spec.name} state array, got "
+            f"{type(states).__name__} of dtype {getattr(states, 'dtype', None)}"
+        )
+    copy = np.ascontiguousarray(states).copy()
+    over = (copy["terminated"] != 0) | (copy["truncated"] != 0)
+    if over.any():
+        raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; nothing to search")
+    return validate_records(spec, copy, engine_records(spec.name))

@@ -27,6 +27,16 @@ starts at zero, so the network starts out playing exactly the heuristic and the 
 is skipped; the search targets then teach it where to play otherwise. ``--round-play greedy``
 has the network play its likeliest move in the rounds' games instead of a sample.
 
+``--targets`` sets what the rounds learn: ``move`` (the search's move, the default),
+``visits`` (the share of the search's iterations each root move had, a distribution; its
+cross-entropy is the loss) or ``rollouts`` (the expert is ``RolloutAgent`` instead of the
+search: every legal move played out ``--rollout-samples`` times by the heuristic on paired
+determinizations, the target the softmax of the moves' mean score margins over
+``--target-temperature`` points).
+
+Examples are kept as bytes when the observation holds only whole numbers up to 255 (all four
+games' encoders), a quarter of float32's memory.
+
 ``--init WEIGHTS`` starts from a weights file of the same sizes instead of the imitation stage
 (for example, to run the policy-gradient stage on the weights of an earlier run).
 
@@ -57,6 +67,7 @@ import numpy as np
 
 from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match, record_policy
 from meeple_gym.baselines.net_agent import PLAY_MODES, NetAgent, check_temperature, save_net
+from meeple_gym.baselines.rollout import best_moves
 from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_int
@@ -114,11 +125,18 @@ def collect(
     expert_share: float = 0.0,
     epsilon: float = 0.0,
     both_seats: bool = False,
+    targets: str = "move",
+    target_temperature: float = 2.0,
 ) -> dict:
     """Play ``num_games`` two-player games against the heuristic and return the examples:
-    ``obs`` (float32), ``mask`` (int8), ``target`` (the expert's move), ``value`` (the final
-    reward of the player who decided). The learner sits in seat ``i % 2`` of game ``i``
-    (``both_seats``: every decision is recorded, the heuristic playing both seats).
+    ``obs`` (``compact_observations``), ``mask`` (int8), ``target`` (the expert's move),
+    ``value`` (the final reward of the player who decided); with ``targets="visits"`` also
+    ``policy``, the search's visits at the root as a distribution (the expert must be the
+    search: ``ISMCTSAgent.root_statistics``); with ``targets="rollouts"`` (the expert a
+    ``RolloutAgent``) ``policy`` is the softmax of the moves' mean score margins over
+    ``target_temperature`` and ``target`` the best move by margin. The learner sits in seat
+    ``i % 2`` of game ``i`` (``both_seats``: every decision is recorded, the heuristic playing
+    both seats).
     ``learner``: an agent playing the learner's seat (None: the expert's move is played);
     ``expert``: an agent with ``act_states`` (the search) or ``act_batch`` giving the targets
     (None: the heuristic). Decisions with one legal move are not recorded."""
@@ -126,31 +144,54 @@ def collect(
     heuristic = make_agent("heuristic", game)
     expert = heuristic if expert is None else expert
     search = record_policy(expert)
+    if targets not in TARGETS:
+        raise OptionError(f"targets must be one of {TARGETS}, got {targets!r}")
+    soft = targets != "move"
+    needs = {"visits": "root_statistics", "rollouts": "move_values"}.get(targets)
+    if needs and not callable(getattr(expert, needs, None)):
+        raise OptionError(
+            f"targets={targets!r} needs "
+            + ("the search" if targets == "visits" else "a RolloutAgent")
+            + " as the expert"
+        )
     parts = {"obs": [], "mask": [], "target": [], "anchor": [], "row": [], "player": []}
+    if soft:
+        parts["policy"] = []
 
     def decide(batch, rows, obs, mask, random_moves):
         choice = (mask != 0).sum(axis=1) > 1
         chosen = rows[choice]
         played = heuristic.act_batch(obs, mask)  # forced moves, no learner, and the anchor
         if chosen.size:
-            if search is not None:  # the batch's own records: no snapshot check
-                targets = search(batch.states[chosen])
+            if targets == "visits":  # the batch's own records: no snapshot check
+                root = np.zeros((chosen.size, 2, mask.shape[1]), dtype=np.float32)
+                moves = expert._search(batch.states[chosen], root)
+                visits = root[:, 0]
+                parts["policy"].append(visits / visits.sum(axis=1, keepdims=True))
+            elif targets == "rollouts":
+                values = expert._values(batch.states[chosen])
+                moves = best_moves(values, mask[choice])
+                parts["policy"].append(
+                    margin_policy(values[:, 1], mask[choice], target_temperature)
+                )
+            elif search is not None:
+                moves = search(batch.states[chosen])
             else:
-                targets = expert.act_batch(obs[choice], mask[choice])
+                moves = expert.act_batch(obs[choice], mask[choice])
             for key, value in (
-                ("obs", obs[choice]),
+                ("obs", compact_observations(obs[choice])),
                 ("mask", mask[choice]),
-                ("target", targets),
+                ("target", moves),
                 ("anchor", played[choice]),
                 ("row", chosen),
                 ("player", batch.current_player[chosen]),
             ):
                 parts[key].append(np.array(value))
         if chosen.size:
-            own = targets
+            own = moves
             if learner is not None:
                 own = learner.act_batch(obs[choice], mask[choice])
-                own = np.where(rng.random(chosen.size) < expert_share, targets, own)
+                own = np.where(rng.random(chosen.size) < expert_share, moves, own)
             played[choice] = own
         if epsilon > 0:  # a random legal move now and then, for positions off the track
             wild = rng.random(rows.size) < epsilon
@@ -161,11 +202,35 @@ def collect(
     final = np.where(truncated[:, None], 0.0, np.sign(final)).astype(np.float32)
     out = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
     out["value"] = final[out["row"].astype(np.int64), out["player"].astype(np.int64)]
-    out["obs"] = out["obs"].astype(np.float32, copy=False)
+    out["obs"] = compact_observations(out["obs"])
     out["mask"] = out["mask"].astype(np.int8, copy=False)
     out["target"] = out["target"].astype(np.int64, copy=False)
+    if soft:
+        out["policy"] = out["policy"].astype(np.float32, copy=False)
     out["anchor"] = out["anchor"].astype(np.int64, copy=False)
     return out
+
+
+def margin_policy(margins: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
+    """Per row, the softmax of the legal moves' ``margins`` over ``temperature`` (float32,
+    zero on illegal moves): moves within a few points share the target, a clearly better one
+    takes it."""
+    legal = masks != 0
+    scaled = np.where(legal, margins / temperature, -np.inf)
+    weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def compact_observations(obs: np.ndarray) -> np.ndarray:
+    """``obs`` as uint8 when every entry is a whole number in [0, 255] (the one-hot and count
+    encoders: a quarter of float32's memory, so four times the examples fit), else float32."""
+    obs = np.asarray(obs)
+    if obs.dtype == np.uint8:
+        return obs
+    small = obs.astype(np.uint8)
+    if obs.size and np.array_equal(small, obs):
+        return small
+    return obs.astype(np.float32, copy=False)
 
 
 class Model:
@@ -204,7 +269,7 @@ class Model:
     def __call__(self, obs, anchor=None):
         import torch
 
-        x = self.trunk(obs * self.obs_scale)
+        x = self.trunk(obs.to(torch.float32) * self.obs_scale)
         logits = self.policy(x)
         if self.anchor_weight > 0:
             if anchor is None:
@@ -255,13 +320,19 @@ class Model:
         return {"hidden": layers, "policy": pair(self.policy), "value": pair(self.value)}
 
 
-def loss_terms(model, obs, mask, target, value, anchor=None):
-    """(cross-entropy of the target move under the masked policy, value MSE)."""
+def loss_terms(model, obs, mask, target, value, anchor=None, policy=None):
+    """(cross-entropy of the target move under the masked policy, value MSE); with
+    ``policy`` (a distribution per row, zero on illegal moves) the cross-entropy of that
+    distribution instead of the single move."""
     import torch
 
     logits, v = model(obs, anchor)
     logits = torch.where(mask, logits, torch.full_like(logits, -1e9))
-    policy_loss = torch.nn.functional.cross_entropy(logits, target)
+    if policy is None:
+        policy_loss = torch.nn.functional.cross_entropy(logits, target)
+    else:
+        log_p = torch.log_softmax(logits, dim=1)
+        policy_loss = -(torch.where(mask, policy * log_p, 0.0)).sum(dim=1).mean()
     value_loss = torch.mean((torch.tanh(v) - value) ** 2)
     return policy_loss, value_loss
 
@@ -275,6 +346,7 @@ def fit(model, optimizer, data: dict, epochs: int, batch_size: int, rng) -> floa
     target = torch.as_tensor(data["target"])
     value = torch.as_tensor(data["value"])
     anchor = torch.as_tensor(data["anchor"])
+    policy = torch.as_tensor(data["policy"]) if "policy" in data else None
     n = obs.shape[0]
     last = float("nan")
     for _ in range(epochs):
@@ -283,7 +355,13 @@ def fit(model, optimizer, data: dict, epochs: int, batch_size: int, rng) -> floa
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             p_loss, v_loss = loss_terms(
-                model, obs[idx], mask[idx], target[idx], value[idx], anchor[idx]
+                model,
+                obs[idx],
+                mask[idx],
+                target[idx],
+                value[idx],
+                anchor[idx],
+                None if policy is None else policy[idx],
             )
             loss = p_loss + 0.5 * v_loss
             optimizer.zero_grad()
@@ -306,6 +384,7 @@ def evaluate_loss(model, data: dict) -> float:
             torch.as_tensor(data["target"]),
             torch.as_tensor(data["value"]),
             torch.as_tensor(data["anchor"]),
+            torch.as_tensor(data["policy"]) if "policy" in data else None,
         )
     return float(p_loss + 0.5 * v_loss)
 
@@ -355,7 +434,7 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
     won = (terminated & (final[games, seat] > final[games, 1 - seat])).astype(np.float32)
     out = {k: np.concatenate(v) for k, v in parts.items()}
     out["value"] = 2.0 * won[out["row"]] - 1.0
-    out["obs"] = out["obs"].astype(np.float32, copy=False)
+    out["obs"] = compact_observations(out["obs"])
     out["mask"] = out["mask"].astype(np.int8, copy=False)
     out["action"] = out["action"].astype(np.int64, copy=False)
     out["anchor"] = out["anchor"].astype(np.int64, copy=False)
@@ -527,7 +606,16 @@ DEFAULTS = {
     # logit; it starts as the heuristic (no imitation stage). 0: a whole policy of its own.
     "anchor_weight": 0.0,
     "round_play": "sample",  # how the network plays its seat in the expert rounds' games
+    # The rounds' targets: "move", the search's move; "visits", the share of the search's
+    # iterations each root move had (a distribution: less noise than its single pick);
+    # "rollouts", the heuristic's paired play-outs of every move (``RolloutAgent``,
+    # ``rollout_samples`` a move), as a softmax of their mean score margins over
+    # ``target_temperature`` points. The expert of the rounds is then that agent, not the search.
+    "targets": "move",
+    "rollout_samples": 16,
+    "target_temperature": 2.0,
 }
+TARGETS = ("move", "visits", "rollouts")
 _COUNTS = ("imitation_games", "round_games", "eval_games", "epochs")
 _COUNTS += ("imitation_epochs", "batch_size", "ppo_games", "ppo_epochs", "eval_every")
 
@@ -555,6 +643,13 @@ def settings_for(game: str, **overrides) -> dict:
     for key in ("play", "round_play"):
         if settings[key] not in PLAY_MODES:
             raise OptionError(f"{key} must be one of {PLAY_MODES}, got {settings[key]!r}")
+    if settings["targets"] not in TARGETS:
+        raise OptionError(f"targets must be one of {TARGETS}, got {settings['targets']!r}")
+    settings["rollout_samples"] = check_int("rollout_samples", settings["rollout_samples"], 1, None)
+    if not 0.0 < float(settings["target_temperature"]) < 1e6:
+        raise OptionError(
+            f"target_temperature must be in (0, 1e6), got {settings['target_temperature']!r}"
+        )
     if not 0.0 <= float(settings["anchor_weight"]) < 1e6:
         raise OptionError(f"anchor_weight must be in [0, 1e6), got {settings['anchor_weight']!r}")
     for key in ("ppo_clip", "entropy", "gae_lambda"):
@@ -582,6 +677,7 @@ def train(
     from tqdm import tqdm
 
     from meeple_gym.baselines.ismcts import ISMCTSAgent
+    from meeple_gym.baselines.rollout import RolloutAgent
 
     settings = settings_for(game, **overrides)
     seed, rounds, sims = settings["seed"], settings["rounds"], settings["sims"]
@@ -678,7 +774,10 @@ def train(
             break
         bar.set_description_str(f"{game}: round {r + 1}, searching")
         round_seed = py_derive_key(seed, r + 1, _ROUND_STREAM)
-        expert = ISMCTSAgent(game, sims=sims, seed=agent_seed(round_seed, 1))
+        if settings["targets"] == "rollouts":
+            expert = RolloutAgent(game, settings["rollout_samples"], agent_seed(round_seed, 1))
+        else:
+            expert = ISMCTSAgent(game, sims=sims, seed=agent_seed(round_seed, 1))
         learner = NetAgent(
             game,
             seed=agent_seed(round_seed, 2),
@@ -693,6 +792,8 @@ def train(
                 learner,
                 expert,
                 expert_share=settings["expert_share"],
+                targets=settings["targets"],
+                target_temperature=float(settings["target_temperature"]),
             )
         )
         data = merge(expert_data)
@@ -758,6 +859,9 @@ _FLAG_HELP = {
     "round_play": "how the network plays in the expert rounds' games",
     "anchor_weight": "above 0: train a correction to the heuristic (its move's logit lift)",
     "temperature": "of the sampling play (below 1: nearer the likeliest move)",
+    "targets": "the rounds' targets: the search's move, its root visits, or rollout margins",
+    "rollout_samples": "paired play-outs a move (--targets rollouts)",
+    "target_temperature": "score points of the rollout margins' softmax (--targets rollouts)",
 }
 
 
@@ -779,6 +883,8 @@ def parse_args(argv=None):
             p.add_argument(flag, type=int, nargs="+", help="hidden layer sizes")
         elif key in ("play", "round_play"):
             p.add_argument(flag, choices=PLAY_MODES, help=_FLAG_HELP[key])
+        elif key == "targets":
+            p.add_argument(flag, choices=TARGETS, help=_FLAG_HELP[key])
         else:
             kind = float if isinstance(default, float) else int
             p.add_argument(flag, type=kind, help=_FLAG_HELP.get(key))

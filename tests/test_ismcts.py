@@ -70,6 +70,27 @@ def test_actions_depend_only_on_seed_and_record_not_batch_or_threads(game):
     assert (one_thread == together).all()
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_root_statistics_are_the_counts_the_search_chose_by(game):
+    states, masks = random_positions(game, 2, 12, seed=6, max_moves=80)
+    agent = ISMCTSAgent(game, seed=5, **CAPPED)
+    actions, visits, values = agent.root_statistics(states)
+    assert (actions == agent.act_states(states)).all()  # the same search, same move
+    assert visits.shape == values.shape == masks.shape and visits.dtype == np.float32
+    rows = np.arange(masks.shape[0])
+    choice = (masks != 0).sum(axis=1) > 1
+    assert choice.any()
+    # Every iteration goes through exactly one root move, and the move played is the most
+    # visited one (the module docs).
+    assert (visits[choice].sum(axis=1) == CAPPED["sims"]).all()
+    assert (visits[rows, actions][choice] == visits[choice].max(axis=1)).all()
+    # Forced moves are not searched; illegal and unvisited moves have nothing.
+    assert not visits[~choice].any() and not values[~choice].any()
+    assert not visits[masks == 0].any()
+    assert not values[visits == 0].any()
+    assert (np.abs(values) <= 1).all() and values[visits > 0].std() > 0
+
+
 def test_different_seeds_search_differently():
     states, _ = random_positions("century", 2, 16, seed=5)
     picks = {tuple(ISMCTSAgent("century", sims=6, seed=s).act_states(states)) for s in range(6)}

@@ -557,3 +557,137 @@ def test_an_anchored_training_run_skips_the_imitation(tmp_path):
     assert agent.anchor_weight == 2.0 and "correction to the heuristic" in agent.meta["method"]
     with pytest.raises(OptionError, match="anchor_weight"):  # --init with another anchor
         train("century", tmp_path / "b.npz", init=tmp_path / "anchored.npz", rounds=0, **kwargs)
+
+
+def test_examples_are_stored_as_bytes_when_that_loses_nothing(small_data):
+    from meeple_gym.baselines.net_train import compact_observations
+
+    obs, _ = _positions("century")
+    assert small_data["obs"].dtype == np.uint8  # Century's encoder writes small whole numbers
+    assert np.array_equal(compact_observations(obs), obs)
+    halves = obs + 0.5
+    assert compact_observations(halves).dtype == np.float32
+    assert np.array_equal(compact_observations(halves), halves)
+    assert compact_observations(obs + 256).dtype == np.float32
+
+
+def test_a_one_hot_distribution_target_is_the_single_move_target(small_data):
+    pytest.importorskip("torch")
+    import torch
+
+    from meeple_gym.baselines import net_train
+
+    spec = mg.get_spec("century")
+    model = net_train.Model(np.ones(spec.obs_size, np.float32), spec.num_actions, [16], seed=1)
+    part = {k: torch.as_tensor(v[:50]) for k, v in small_data.items()}
+    one_hot = torch.nn.functional.one_hot(part["target"], spec.num_actions).float()
+    args = (model, part["obs"], part["mask"] != 0, part["target"], part["value"], part["anchor"])
+    hard, value_loss = net_train.loss_terms(*args)
+    soft, soft_value_loss = net_train.loss_terms(*args, one_hot)
+    assert torch.isclose(hard, soft) and torch.equal(value_loss, soft_value_loss)
+    spread = torch.where(part["mask"] != 0, 1.0, 0.0)
+    spread = spread / spread.sum(dim=1, keepdim=True)
+    assert net_train.loss_terms(*args, spread)[0] != hard
+
+
+@pytest.fixture(scope="module")
+def visit_data():
+    from meeple_gym.baselines.ismcts import ISMCTSAgent
+    from meeple_gym.baselines.net_train import collect
+
+    expert = ISMCTSAgent("century", sims=16, seed=2)
+    return collect("century", 6, seed=9, expert=expert, targets="visits")
+
+
+def test_visit_targets_are_the_searchs_root_shares(visit_data):
+    data = visit_data
+    n = data["target"].shape[0]
+    assert n > 50 and data["policy"].shape == data["mask"].shape
+    assert np.allclose(data["policy"].sum(axis=1), 1.0)
+    assert not data["policy"][data["mask"] == 0].any()
+    # The played target is the most visited move; the shares are multiples of 1 / sims.
+    rows = np.arange(n)
+    assert (data["policy"][rows, data["target"]] == data["policy"].max(axis=1)).all()
+    assert np.allclose(data["policy"] * 16, np.round(data["policy"] * 16), atol=1e-4)
+    assert (data["policy"] > 0).sum(axis=1).max() > 1  # distributions, not one move
+
+
+def test_training_on_visit_targets_lowers_their_loss(visit_data):
+    pytest.importorskip("torch")
+    import torch
+
+    from meeple_gym.baselines import net_train
+
+    spec = mg.get_spec("century")
+    high = np.broadcast_to(np.asarray(spec.obs_high, np.float32), (spec.obs_size,))
+    model = net_train.Model(1.0 / np.maximum(high, 1.0), spec.num_actions, [64], seed=0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    before = net_train.evaluate_loss(model, visit_data)
+    net_train.fit(model, optimizer, visit_data, 5, 64, np.random.default_rng(0))
+    after = net_train.evaluate_loss(model, visit_data)
+    # A distribution's cross-entropy never falls below its own entropy: compare what is above.
+    shares = visit_data["policy"]
+    entropy = -np.where(shares > 0, shares * np.log(np.where(shares > 0, shares, 1)), 0).sum(1)
+    floor = float(entropy.mean())
+    assert after - floor < 0.7 * (before - floor), (before, after, floor)
+    single = {k: v for k, v in visit_data.items() if k != "policy"}
+    assert net_train.evaluate_loss(model, single) != after  # the shares were the target
+
+
+def test_visit_targets_need_the_search():
+    from meeple_gym.baselines.net_train import collect, settings_for
+
+    with pytest.raises(OptionError, match="needs the search"):
+        collect("century", 2, seed=1, targets="visits")
+    with pytest.raises(OptionError, match="targets must be one of"):
+        collect("century", 2, seed=1, targets="counts")
+    with pytest.raises(OptionError, match="targets must be one of"):
+        settings_for("century", targets="counts")
+    from meeple_gym.baselines.net_train import parse_args
+
+    assert parse_args(["--game", "century", "--targets", "visits"]).targets == "visits"
+
+
+def test_rollout_targets_are_the_margins_softmax_and_the_best_move():
+    from meeple_gym.baselines.net_train import collect, margin_policy
+    from meeple_gym.baselines.rollout import RolloutAgent
+
+    expert = RolloutAgent("century", samples=2, seed=3)
+    data = collect("century", 4, seed=2, expert=expert, targets="rollouts", target_temperature=3)
+    n = data["target"].shape[0]
+    assert n > 30 and data["policy"].shape == data["mask"].shape
+    assert np.allclose(data["policy"].sum(axis=1), 1.0)
+    assert not data["policy"][data["mask"] == 0].any()
+    rows = np.arange(n)
+    assert (data["policy"][rows, data["target"]] == data["policy"].max(axis=1)).all()
+    # The softmax itself: a move 3 points better at temperature 3 has e times the weight.
+    masks = np.array([[1, 1, 0, 1]], dtype=np.int8)
+    shares = margin_policy(np.array([[0.0, 3.0, 50.0, 3.0]]), masks, 3.0)
+    assert shares[0, 2] == 0 and np.isclose(shares[0, 1] / shares[0, 0], np.e)
+    assert np.isclose(shares[0, 1], shares[0, 3])
+    with pytest.raises(OptionError, match="needs a RolloutAgent"):
+        collect("century", 2, seed=1, targets="rollouts")
+
+
+def test_a_rollout_target_training_run(tmp_path):
+    pytest.importorskip("torch")
+    from meeple_gym.baselines.net_train import settings_for, train
+
+    with pytest.raises(OptionError, match="target_temperature"):
+        settings_for("century", target_temperature=0)
+    with pytest.raises(OptionError, match="rollout_samples"):
+        settings_for("century", rollout_samples=0)
+    kwargs = dict(eval_games=4, hidden=(16,), progress=False, threads=1, ppo_iterations=0)
+    run = train(
+        "century",
+        tmp_path / "roll.npz",
+        anchor_weight=2.0,
+        rounds=1,
+        round_games=4,
+        targets="rollouts",
+        rollout_samples=2,
+        **kwargs,
+    )
+    assert [p["stage"] for p in run["curve"]] == ["heuristic", "round 1"]
+    assert run["settings"]["targets"] == "rollouts" and np.isfinite(run["curve"][1]["loss"])
+    NetAgent("century", path=tmp_path / "roll.npz")  # loads
