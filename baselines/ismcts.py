@@ -88,25 +88,12 @@ OBS_SIZE = 1
 
 
 def _search_row(
-    states,
-    g,
-    key,
-    sims,
-    exploration,
-    prior,
-    rollout,
-    epsilon,
-    depth_cap,
-    scale,
-    net_prior,
-    net,
-    root_out,
+    states, g, key, sims, c, prior, rollout, epsilon, depth_cap, scale, net_prior, net, root_out
 ):
     """The action SO-ISMCTS picks in game ``g`` after ``sims`` iterations (-1: nothing legal).
     With ``net`` > 0, ``net_prior[g]`` (the network's policy at the root) orders the root's
-    expansions and biases its children by ``net * p / (visits + 1)``. When ``root_out`` has
-    rows, ``root_out[g, 0, a]`` gets the visits of root move ``a`` and ``root_out[g, 1, a]``
-    its mean value for the player to act (zero for moves not searched)."""
+    expansions and biases its children by ``net * p / (visits + 1)``. ``c``: the exploration
+    constant; ``root_out``: the root's statistics (``_root_choice``)."""
     root = states[g]
     player = root.current_player
     root_mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -187,7 +174,7 @@ def _search_row(
                     available[child] += 1
                     n = visits[child]
                     spread = math.sqrt(math.log(available[child]) / n)
-                    score = total[child] / n + exploration * spread
+                    score = total[child] / n + c * spread
                     if edge[child] == guided:
                         score += prior / (n + 1)
                     if at_root_with_net:
@@ -240,34 +227,11 @@ def _search_row(
             visits[nd] += 1
             total[nd] += value[mover[nd]]
 
-    best = -1
-    most = -1
-    child = first_child[0]
-    while child >= 0:
-        if root_mask[edge[child]] != 0 and visits[child] > most:
-            most = visits[child]
-            best = edge[child]
-        if root_out.shape[0] > 0 and root_mask[edge[child]] != 0 and visits[child] > 0:
-            root_out[g, 0, edge[child]] = visits[child]
-            root_out[g, 1, edge[child]] = total[child] / visits[child]
-        child = next_sibling[child]
-    return best if best >= 0 else _first_legal(root_mask)
+    return _root_choice(first_child, next_sibling, edge, visits, total, root_mask, root_out, g)
 
 
 def _search_batch(
-    states,
-    seed,
-    sims,
-    exploration,
-    prior,
-    rollout,
-    epsilon,
-    depth_cap,
-    scale,
-    net_prior,
-    net,
-    root_out,
-    out,
+    states, seed, sims, c, prior, rollout, epsilon, depth_cap, scale, net_prior, net, root_out, out
 ):
     """``out[i]`` = the search's action in game ``i``; its key comes from (seed, the game's RNG
     word and step count), so it does not depend on the batch or the threads. ``net_prior``
@@ -282,7 +246,7 @@ def _search_batch(
             i,
             key,
             sims,
-            exploration,
+            c,
             prior,
             rollout,
             epsilon,
@@ -316,6 +280,24 @@ def _untried_move(mask, tried, untried, guided, prior_row, words):
                     break
                 pick -= 1
     return action
+
+
+def _root_choice(first_child, next_sibling, edge, visits, total, root_mask, root_out, g):
+    """The root's most visited legal move (the first legal one if none was visited); writes
+    each legal root move's visits and mean value into ``root_out[g]`` when it has rows."""
+    best = -1
+    most = -1
+    child = first_child[0]
+    while child >= 0:
+        a = edge[child]
+        if root_mask[a] != 0 and visits[child] > most:
+            most = visits[child]
+            best = a
+        if root_out.shape[0] > 0 and root_mask[a] != 0 and visits[child] > 0:
+            root_out[g, 0, a] = visits[child]
+            root_out[g, 1, a] = total[child] / visits[child]
+        child = next_sibling[child]
+    return best if best >= 0 else _first_legal(root_mask)
 
 
 def _first_legal(mask):
@@ -359,7 +341,7 @@ def _observation_buffer(size):
     return np.zeros(size, np.float32)
 
 
-_TEMPLATES = (_first_legal, _uniform, _untried_move)
+_TEMPLATES = (_first_legal, _uniform, _untried_move, _root_choice)
 
 
 def rollout_hooks(spec) -> dict:

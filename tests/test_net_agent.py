@@ -599,15 +599,21 @@ def visit_data():
     return collect("century", 6, seed=9, expert=expert, targets="visits")
 
 
-def test_visit_targets_are_the_searchs_root_shares(visit_data):
-    data = visit_data
+def check_distribution_targets(data: dict, least: int) -> None:
+    """``policy`` rows are distributions over the legal moves, and ``target`` is the move each
+    one weighs most (the search's or the rollout algorithm's choice)."""
     n = data["target"].shape[0]
-    assert n > 50 and data["policy"].shape == data["mask"].shape
+    assert n > least and data["policy"].shape == data["mask"].shape
     assert np.allclose(data["policy"].sum(axis=1), 1.0)
     assert not data["policy"][data["mask"] == 0].any()
-    # The played target is the most visited move; the shares are multiples of 1 / sims.
     rows = np.arange(n)
     assert (data["policy"][rows, data["target"]] == data["policy"].max(axis=1)).all()
+
+
+def test_visit_targets_are_the_searchs_root_shares(visit_data):
+    data = visit_data
+    check_distribution_targets(data, 50)
+    # The shares are multiples of 1 / sims.
     assert np.allclose(data["policy"] * 16, np.round(data["policy"] * 16), atol=1e-4)
     assert (data["policy"] > 0).sum(axis=1).max() > 1  # distributions, not one move
 
@@ -654,12 +660,7 @@ def test_rollout_targets_are_the_margins_softmax_and_the_best_move():
 
     expert = RolloutAgent("century", samples=2, seed=3)
     data = collect("century", 4, seed=2, expert=expert, targets="rollouts", target_temperature=3)
-    n = data["target"].shape[0]
-    assert n > 30 and data["policy"].shape == data["mask"].shape
-    assert np.allclose(data["policy"].sum(axis=1), 1.0)
-    assert not data["policy"][data["mask"] == 0].any()
-    rows = np.arange(n)
-    assert (data["policy"][rows, data["target"]] == data["policy"].max(axis=1)).all()
+    check_distribution_targets(data, 30)
     # The softmax itself: a move 3 points better at temperature 3 has e times the weight.
     masks = np.array([[1, 1, 0, 1]], dtype=np.int8)
     shares = margin_policy(np.array([[0.0, 3.0, 50.0, 3.0]]), masks, 3.0)
