@@ -698,14 +698,19 @@ def train(
     optimizer = torch.optim.Adam(model.parameters(), lr=float(settings["learning_rate"]))
     rng = np.random.default_rng(seed)
     out = Path(out)
+    teacher = {
+        "move": "ISMCTS targets",
+        "visits": "ISMCTS visit shares",
+        "rollouts": "rollout values",
+    }[settings["targets"]]
     meta = {
         "game": game,
         "obs_size": int(obs_scale.shape[0]),
         "num_actions": num_actions,
         "method": (
-            "a correction to the heuristic, trained on ISMCTS targets (DAgger)"
+            f"a correction to the heuristic, trained on {teacher} (DAgger)"
             if anchored
-            else "expert iteration: heuristic imitation, then ISMCTS targets (DAgger)"
+            else f"expert iteration: heuristic imitation, then {teacher} (DAgger)"
         )
         + (", then PPO against the heuristic" if settings["ppo_iterations"] else ""),
         "seed": seed,

@@ -691,4 +691,5 @@ def test_a_rollout_target_training_run(tmp_path):
     )
     assert [p["stage"] for p in run["curve"]] == ["heuristic", "round 1"]
     assert run["settings"]["targets"] == "rollouts" and np.isfinite(run["curve"][1]["loss"])
-    NetAgent("century", path=tmp_path / "roll.npz")  # loads
+    agent = NetAgent("century", path=tmp_path / "roll.npz")
+    assert "trained on rollout values" in agent.meta["method"]
