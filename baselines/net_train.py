@@ -661,6 +661,20 @@ def settings_for(game: str, **overrides) -> dict:
     return settings
 
 
+def describe_method(settings: dict) -> str:
+    """How a run with ``settings`` trains, for the weights' metadata."""
+    teacher = {
+        "move": "ISMCTS targets",
+        "visits": "ISMCTS visit shares",
+        "rollouts": "rollout values",
+    }[settings["targets"]]
+    if float(settings["anchor_weight"]) > 0:
+        method = f"a correction to the heuristic, trained on {teacher} (DAgger)"
+    else:
+        method = f"expert iteration: heuristic imitation, then {teacher} (DAgger)"
+    return method + (", then PPO against the heuristic" if settings["ppo_iterations"] else "")
+
+
 def train(
     game: str,
     out,
@@ -698,21 +712,11 @@ def train(
     optimizer = torch.optim.Adam(model.parameters(), lr=float(settings["learning_rate"]))
     rng = np.random.default_rng(seed)
     out = Path(out)
-    teacher = {
-        "move": "ISMCTS targets",
-        "visits": "ISMCTS visit shares",
-        "rollouts": "rollout values",
-    }[settings["targets"]]
     meta = {
         "game": game,
         "obs_size": int(obs_scale.shape[0]),
         "num_actions": num_actions,
-        "method": (
-            f"a correction to the heuristic, trained on {teacher} (DAgger)"
-            if anchored
-            else f"expert iteration: heuristic imitation, then {teacher} (DAgger)"
-        )
-        + (", then PPO against the heuristic" if settings["ppo_iterations"] else ""),
+        "method": describe_method(settings),
         "seed": seed,
         "play": settings["play"],
         "temperature": settings["temperature"],
