@@ -238,13 +238,10 @@ def _search_batch(
     (float32, one row per game) is read only when ``net`` > 0; ``root_out`` (float32, zeros,
     (games, 2, actions), or no rows: not wanted) gets each root's visits and mean values."""
     for i in prange(states.shape[0]):
-        s = states[i]
-        index = s.rng[0] ^ (np.uint64(s.step_count) * _STEP_MIX)
-        key = derive_key(seed, index, np.uint64(STREAM_SEARCH))
         out[i] = _search_row(
             states,
             i,
-            key,
+            _decision_key(states[i], seed, STREAM_SEARCH),
             sims,
             c,
             prior,
@@ -300,6 +297,13 @@ def _root_choice(first_child, next_sibling, edge, visits, total, root_mask, root
     return best if best >= 0 else _first_legal(root_mask)
 
 
+def _decision_key(s, seed, stream):
+    """The RNG key of a decision on record ``s``: from the agent's ``seed``, the record's RNG
+    word and step count and ``stream``, so it depends on nothing but (seed, record)."""
+    index = s.rng[0] ^ (np.uint64(s.step_count) * _STEP_MIX)
+    return derive_key(seed, index, np.uint64(stream))
+
+
 def _first_legal(mask):
     for a in range(mask.shape[0]):
         if mask[a] != 0:
@@ -341,7 +345,7 @@ def _observation_buffer(size):
     return np.zeros(size, np.float32)
 
 
-_TEMPLATES = (_first_legal, _uniform, _untried_move, _root_choice)
+_TEMPLATES = (_first_legal, _uniform, _untried_move, _root_choice, _decision_key)
 
 
 def rollout_hooks(spec) -> dict:
@@ -408,7 +412,7 @@ class _SearchDefaults(Mapping):
 
 @functools.cache
 def search_kernel(game: str):
-    """The compiled batch search of ``game``: ``(states, seed, sims, exploration, prior,
+    """The compiled batch search of ``game``: ``(states, seed, sims, c, prior,
     rollout, epsilon, depth_cap, scale, net_prior, net, root_out, out)``, cached per game in the
     game's kernel cache group."""
     namespace = dict(play_out_namespace(game))

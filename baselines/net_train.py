@@ -147,13 +147,13 @@ def collect(
     if targets not in TARGETS:
         raise OptionError(f"targets must be one of {TARGETS}, got {targets!r}")
     soft = targets != "move"
-    needs = {"visits": "root_statistics", "rollouts": "move_values"}.get(targets)
-    if needs and not callable(getattr(expert, needs, None)):
-        raise OptionError(
-            f"targets={targets!r} needs "
-            + ("the search" if targets == "visits" else "a RolloutAgent")
-            + " as the expert"
-        )
+    needs = {
+        "visits": ("root_statistics", "the search"),
+        "rollouts": ("move_values", "a RolloutAgent"),
+    }
+    method, who = needs.get(targets, (None, None))
+    if method and not callable(getattr(expert, method, None)):
+        raise OptionError(f"targets={targets!r} needs {who} as the expert")
     parts = {"obs": [], "mask": [], "target": [], "anchor": [], "row": [], "player": []}
     if soft:
         parts["policy"] = []

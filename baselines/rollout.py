@@ -46,11 +46,10 @@ from meeple_gym.core.batch import MAX_SEED
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.jit import game_kernel, rebind
 from meeple_gym.core.options import check_int
-from meeple_gym.core.rng import derive_key, next_u64  # noqa: F401 - bound in templates
+from meeple_gym.core.rng import next_u64  # noqa: F401 - bound in templates
 from meeple_gym.core.threads import check_fork_safe
 
 STREAM_ROLLOUT = STREAM_SEARCH + 1  # RNG stream of the determinizations' keys
-_STEP_MIX = np.uint64(0x9E3779B97F4A7C15)
 MAX_SAMPLES = 100_000
 VALUES = ("margin", "reward")
 
@@ -103,9 +102,7 @@ def _move_values_row(states, g, key, samples, out):
 
 def _move_values_batch(states, seed, samples, out):
     for i in prange(states.shape[0]):
-        s = states[i]
-        index = s.rng[0] ^ (np.uint64(s.step_count) * _STEP_MIX)
-        key = derive_key(seed, index, np.uint64(STREAM_ROLLOUT))
+        key = _decision_key(states[i], seed, STREAM_ROLLOUT)  # noqa: F821 - the search's
         _move_values_row(states, i, key, samples, out)
 
 
@@ -114,7 +111,7 @@ def move_values_kernel(game: str):
     """The compiled ``(states, seed, samples, out)`` of ``game`` (``out``: float64 zeros,
     (N, 2, num_actions)), cached per game in the game's kernel cache group."""
     namespace = dict(play_out_namespace(game))
-    namespace.update(STREAM_ROLLOUT=STREAM_ROLLOUT, _STEP_MIX=_STEP_MIX, derive_key=derive_key)
+    namespace["STREAM_ROLLOUT"] = STREAM_ROLLOUT
     namespace["_move_values_row"] = game_kernel(rebind(_move_values_row, namespace), game)
     return game_kernel(rebind(_move_values_batch, namespace), game, parallel=True)
 
