@@ -22,6 +22,12 @@ cost a card; cost reductions on missing resources; gains of the most needed reso
 of the least useful cards (stopping when the rest are worth keeping); gifts of the least useful
 resources to the weakest opponent; a Fool for the strongest one.
 
+The weights of these values (the worth of each resource, the plays, productions and visits
+still to come by season, the thresholds of the turn, a per-card correction of the worth, ...)
+are one coefficient vector, ``COEFFICIENTS``; the defaults are set by hand, and
+``EverdellHeuristicAgent(coefficients=...)`` plays with others, such as the ones the learned
+agent ``net`` learned by play (meeple_gym.baselines.coef_train).
+
 Solo (Rugwort, docs/everdell.md "Solo"): every card played lets him play one, so a card must
 be worth a little more; events are worth more (he takes the basic ones we leave and scores
 for each special event we miss).
@@ -30,10 +36,10 @@ for each special event we miss).
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import prange, types
 
-from meeple_gym.baselines.kernel_agent import KernelAgent
-from meeple_gym.core.jit import array_arg, kernel, standalone_kernel
+from meeple_gym.baselines.kernel_agent import KernelAgent, check_coefficients
+from meeple_gym.core.jit import array_arg, kernel, parallel_kernel, standalone_kernel
 from meeple_gym.core.masks import _legal_or
 from meeple_gym.encoders import everdell as E
 from meeple_gym.everdell import data as D
@@ -68,24 +74,59 @@ FOREST_LOCS = np.array(D.FOREST_LOCATIONS, np.int64)
 JOURNEY_LOCS = np.array(D.JOURNEY_LOCATIONS, np.int64)
 SPECIAL_EVENTS = np.array(D.SPECIAL_EVENTS, np.int64)
 
-# Points a resource is worth when it is spent or gained: twig, resin, pebble, berry.
-RES_W = np.array([0.5, 0.75, 1.0, 0.7])
-# By season (winter..autumn): later cards to play, productions still to come, worker visits
-# still to come on a new Destination, price factor of resources.
-FUTURE_PLAYS = np.array([10.0, 8.0, 5.0, 2.0])
-FUTURE_PRODUCTIONS = np.array([2.0, 1.0, 1.0, 0.0])
-FUTURE_VISITS = np.array([2.0, 1.6, 1.2, 0.6])
-PRICE_FACTOR = np.array([1.0, 0.9, 0.8, 0.6])
-NEEDED = 1.5  # a resource the target cards lack, relative to RES_W
-SPARE = 0.45  # a resource they do not lack
+# The coefficients of the move values, one float vector (a board's ``coef``): the defaults
+# below are the hand-set ones; an agent may play with learned ones (``coefficients=``, trained
+# by meeple_gym.baselines.coef_train). Name, default values and the scale of a training step.
+COEFFICIENTS = (
+    # points a resource is worth when spent or gained: twig, resin, pebble, berry
+    ("resource_worth", (0.5, 0.75, 1.0, 0.7), 0.25),
+    # by season (winter..autumn): later cards to play, productions still to come, worker
+    # visits still to come on a new Destination, price factor of resources
+    ("future_plays", (10.0, 8.0, 5.0, 2.0), 2.0),
+    ("future_productions", (2.0, 1.0, 1.0, 0.0), 0.5),
+    ("future_visits", (2.0, 1.6, 1.2, 0.6), 0.5),
+    ("price_factor", (1.0, 0.9, 0.8, 0.6), 0.25),
+    ("store_stock", (3.0, 2.0, 1.0, 2.0), 0.5),  # what a Storehouse production stocks
+    ("needed", (1.5,), 0.4),  # a resource the target cards lack, relative to resource_worth
+    ("spare", (0.45,), 0.1),  # a resource they do not lack
+    # what a city space is worth to keep free for a later card (EVD-P4): grows as it fills
+    ("space_cost_min", (0.8,), 0.2),
+    ("space_cost_full", (2.0,), 0.5),
+    ("end_price_factor", (0.1,), 0.1),  # autumn, no worker left: resources score nothing (EVD-E2)
+    ("hand_play_bonus", (0.05,), 0.1),  # a card out of hand frees hand room
+    ("deficit_penalty", (1.0,), 0.25),  # a card only an ability that costs a card pays for
+    ("play_above", (0.0,), 0.25),  # play the best card if its worth minus price is above this
+    ("place_above", (-0.5,), 0.25),  # else place a worker if the best spot is worth more
+    # points added to a card's worth, by card type: what the terms above miss about a card
+    ("card_worth", (0.0,) * NT, 0.5),
+)
+_offsets = np.cumsum([0] + [len(values) for _, values, _ in COEFFICIENTS])
+(
+    K_RESOURCE,
+    K_PLAYS,
+    K_PRODUCTIONS,
+    K_VISITS,
+    K_PRICE,
+    K_STORE,
+    K_NEEDED,
+    K_SPARE,
+    K_SPACE_MIN,
+    K_SPACE_FULL,
+    K_END_PRICE,
+    K_HAND_BONUS,
+    K_DEFICIT,
+    K_PLAY_AT,
+    K_PLACE_AT,
+    K_CARD,
+) = (int(k) for k in _offsets[:-1])
+NUM_COEFFICIENTS = int(_offsets[-1])
+DEFAULT_COEFFICIENTS = np.concatenate([values for _, values, _ in COEFFICIENTS]).astype(np.float64)
+COEFFICIENT_SCALES = np.concatenate(
+    [np.full(len(values), step) for _, values, step in COEFFICIENTS]
+).astype(np.float64)
 N_TARGETS = 5
-# What a city space is worth to keep free for a later card (EVD-P4): grows as the city fills.
-SPACE_COST_MIN = 0.8
-SPACE_COST_FULL = 2.0
 SOLO_PLAY_COST = 1.2  # his card is worth 2-3 points; more and we would stop playing
 RUG_MISSED_SPECIAL = np.array([0.0, 3.0, 6.0, 6.0])  # his points per special event we miss
-STORE_STOCK = np.array([3.0, 2.0, 1.0, 2.0])  # what a Storehouse production stocks
-END_PRICE_FACTOR = 0.1  # autumn, no worker left: resources will score nothing (EVD-E2)
 
 C = D.CARD_ID
 ARCHITECT, BARD, BARGE_TOAD, CASTLE = C["architect"], C["bard"], C["barge_toad"], C["castle"]
@@ -182,6 +223,7 @@ BOARD_DTYPE = np.dtype(
         # worth and keep are filled on first use (_worth, _keep): a decision reads a few cards.
         ("worth_ok", np.int8, (NT,)),
         ("keep_ok", np.int8, (NT,)),
+        ("coef", np.float64, (NUM_COEFFICIENTS,)),  # the move values' coefficients
         ("gw_ok", np.int8),  # gw and need are filled on first read too (_gains)
     ]
 )
@@ -355,9 +397,9 @@ def _subject(kind, subject, b, top):
 @kernel
 def _derive(b):
     """The board's values that depend on the whole position, after the decoded fields."""
-    b.lam = PRICE_FACTOR[b.season]
+    b.lam = b.coef[K_PRICE + b.season]
     if b.season == AUTUMN and b.free == 0:
-        b.lam = END_PRICE_FACTOR
+        b.lam = b.coef[K_END_PRICE]
     # Card types (shifted by one: -1 is an empty slot) on own slots with a free token, so
     # that each critter's test below is two reads instead of ``_token_pays``' slot loop.
     open_type = np.zeros(NT + 1, np.int64)
@@ -369,7 +411,7 @@ def _derive(b):
         b.free_play[t] = 1 if pays else 0
         b.price[t] = 0.0
         for r in range(4):
-            b.price[t] += COST[t, r] * RES_W[r] * b.lam
+            b.price[t] += COST[t, r] * b.coef[K_RESOURCE + r] * b.lam
     # worth and keep are computed on first read (``_worth``, ``_keep``), after every price
     # (Ruins' worth reads them); nothing changes the board once decoded, so the values are
     # the ones an eager loop would store.
@@ -387,7 +429,7 @@ def _worth(b, t):
     if t < 0:
         t += NT  # what indexing the eagerly filled array with a negative t read
     if b.worth_ok[t] == 0:
-        b.worth[t] = _card_worth(b, t)
+        b.worth[t] = _card_worth(b, t) + b.coef[K_CARD + t]
         b.worth_ok[t] = 1
     return b.worth[t]
 
@@ -491,7 +533,9 @@ def _gain_weights(b):
             b.need[r] += max(0.0, COST[best, r] - b.res[r])
     late = 0.6 if b.season == AUTUMN else 1.0
     for r in range(4):
-        b.gw[r] = RES_W[r] * late * (NEEDED if b.need[r] > 0 else SPARE)
+        b.gw[r] = (
+            b.coef[K_RESOURCE + r] * late * (b.coef[K_NEEDED] if b.need[r] > 0 else b.coef[K_SPARE])
+        )
 
 
 @kernel
@@ -527,17 +571,17 @@ def _gain_value(b, g, n_any):
     for r in range(4):
         take = min(g[r], rem[r])
         rem[r] -= take
-        v += RES_W[r] * (take * NEEDED + (g[r] - take) * SPARE)
+        v += b.coef[K_RESOURCE + r] * (take * b.coef[K_NEEDED] + (g[r] - take) * b.coef[K_SPARE])
     for _ in range(n_any):
         best = 0
         for r in range(4):
-            if rem[r] * RES_W[r] > rem[best] * RES_W[best]:
+            if rem[r] * b.coef[K_RESOURCE + r] > rem[best] * b.coef[K_RESOURCE + best]:
                 best = r
         if rem[best] > 0:
             rem[best] -= 1
-            v += RES_W[best] * NEEDED
+            v += b.coef[K_RESOURCE + best] * b.coef[K_NEEDED]
         else:
-            v += RES_W[2] * SPARE
+            v += b.coef[K_RESOURCE + 2] * b.coef[K_SPARE]
     return v * (0.6 if b.season == AUTUMN else 1.0)
 
 
@@ -557,17 +601,17 @@ def _keep_value(b, t):
 def _base_yield(b, t, farms):
     """Points-equivalent of one activation of green card ``t`` (EVD-P5), copiers aside."""
     if t == FARM:
-        return RES_W[3]
+        return b.coef[K_RESOURCE + 3]
     if t == MINE:
-        return RES_W[2]
+        return b.coef[K_RESOURCE + 2]
     if t == RESIN_REFINERY:
-        return RES_W[1]
+        return b.coef[K_RESOURCE + 1]
     if t == TWIG_BARGE:
-        return 2 * RES_W[0]
+        return 2 * b.coef[K_RESOURCE + 0]
     if t == GENERAL_STORE:
-        return RES_W[3] * (2.0 if farms > 0 else 1.0)
+        return b.coef[K_RESOURCE + 3] * (2.0 if farms > 0 else 1.0)
     if t == BARGE_TOAD:
-        return 2 * RES_W[0] * farms
+        return 2 * b.coef[K_RESOURCE + 0] * farms
     if t == FAIRGROUNDS:
         return 0.8
     if t == HUSBAND:
@@ -625,9 +669,11 @@ def _color_worth(b, t, w, farms):
     s = b.season
     color = COLOR[t]
     if color == PRODUCTION:
-        w += _yield(b, t, farms) * (1.0 + FUTURE_PRODUCTIONS[s])
+        w += _yield(b, t, farms) * (1.0 + b.coef[K_PRODUCTIONS + s])
         if t == FARM:  # a Farm also feeds General Stores / Barge Toads already there
-            w += 0.4 * (b.cnt[GENERAL_STORE] + b.cnt[BARGE_TOAD]) * (1.0 + FUTURE_PRODUCTIONS[s])
+            w += (
+                0.4 * (b.cnt[GENERAL_STORE] + b.cnt[BARGE_TOAD]) * (1.0 + b.coef[K_PRODUCTIONS + s])
+            )
     elif color == DESTINATION:
         visit = 1.0
         if t == INN or t == QUEEN or t == CEMETERY:
@@ -640,9 +686,9 @@ def _color_worth(b, t, w, farms):
             visit = 0.5
         elif t == POST_OFFICE:
             visit = 0.6
-        w += visit * FUTURE_VISITS[s] / (1.0 + b.cnt[t])  # a second copy shares the visits
+        w += visit * b.coef[K_VISITS + s] / (1.0 + b.cnt[t])  # a second copy shares the visits
     elif color == GOVERNANCE:
-        plays = FUTURE_PLAYS[s]
+        plays = b.coef[K_PLAYS + s]
         if t == HISTORIAN:
             w += 0.3 * plays
         elif t == SHOPKEEPER:
@@ -665,7 +711,7 @@ def _color_worth(b, t, w, farms):
                     junk += b.hand[c]
             w += 0.8 * min(5, junk)
         elif t == SHEPHERD:
-            w += 3 * RES_W[3]
+            w += 3 * b.coef[K_RESOURCE + 3]
             k = -1
             for j in range(SLOTS):
                 if b.city[0, j] == CHAPEL:
@@ -685,7 +731,7 @@ def _color_worth(b, t, w, farms):
                     best = max(best, b.price[c] - POINTS[c] - b.ctok[k] - lasting)
             w += 0.6 + best
     else:  # Prosperity: bonuses for the city as it is and as it grows
-        grow = 0.25 * FUTURE_PLAYS[s]
+        grow = 0.25 * b.coef[K_PLAYS + s]
         if t == CASTLE or t == PALACE or t == SCHOOL or t == THEATER:
             want_kind = D.CONSTRUCTION if (t == CASTLE or t == PALACE) else D.CRITTER
             want_unique = 1 if (t == PALACE or t == THEATER) else 0
@@ -698,7 +744,7 @@ def _color_worth(b, t, w, farms):
         elif t == EVER_TREE:
             w += 1 + b.colors[PROSPERITY] + grow * 0.5
         elif t == KING:
-            w += b.my_basic_events + 2 * b.my_special_events + 0.15 * FUTURE_PLAYS[s]
+            w += b.my_basic_events + 2 * b.my_special_events + 0.15 * b.coef[K_PLAYS + s]
         elif t == ARCHITECT:
             w += min(6.0, b.res[1] + b.res[2]) * 0.6 + 1.0
         elif t == WIFE:
@@ -738,7 +784,7 @@ def _card_worth(b, t):
     if b.cnt[HISTORIAN] > 0 and t != HISTORIAN:
         w += 0.35
     if KIND[t] == D.CRITTER and b.cnt[SHOPKEEPER] > 0 and t != SHOPKEEPER:
-        w += RES_W[3]
+        w += b.coef[K_RESOURCE + 3]
     if KIND[t] == D.CONSTRUCTION and b.cnt[COURTHOUSE] > 0 and t != COURTHOUSE:
         w += 0.9
     # A Construction's occupied token admits a critter for free later (EVD-P3).
@@ -746,7 +792,7 @@ def _card_worth(b, t):
         for j in range(2):
             c = ADMITS[t, j]
             if c >= 0 and (b.hand[c] > 0 or _in_meadow(b, c)) and not (UNIQUE[c] and b.cnt[c]):
-                w += 0.5 * COST[c, 3] * RES_W[3]
+                w += 0.5 * COST[c, 3] * b.coef[K_RESOURCE + 3]
                 break
         if t == EVER_TREE:
             w += 1.5
@@ -779,7 +825,7 @@ def _card_worth(b, t):
     # A filling city has room for few more cards (EVD-P4).
     if SPACE[t] > 0 and not _shares_space(b, t) and t != RUINS:
         fill = b.spaces / R.CITY_LIMIT
-        w -= SPACE_COST_MIN + SPACE_COST_FULL * fill * fill
+        w -= b.coef[K_SPACE_MIN] + b.coef[K_SPACE_FULL] * fill * fill
     return w
 
 
@@ -881,7 +927,7 @@ def _best_cost_unit(b, t):
     best = 0.0
     for r in range(4):
         if COST[t, r] > 0:
-            best = max(best, RES_W[r] * b.lam)
+            best = max(best, b.coef[K_RESOURCE + r] * b.lam)
     return best
 
 
@@ -1006,9 +1052,9 @@ def _turn(b, mask):
     # Play a card: worth minus price, a little extra for a card out of hand (frees hand room).
     for t in range(NT):
         if mask[R.A_PLAY_HAND + t]:
-            v = _net(b, t) + 0.05
+            v = _net(b, t) + b.coef[K_HAND_BONUS]
             if not b.free_play[t] and _deficit(b, t) > 0:
-                v -= 1.0  # only an ability that costs a card pays for it
+                v -= b.coef[K_DEFICIT]  # only an ability that costs a card pays for it
             if v > best_v:
                 best_v = v
                 best_a = R.A_PLAY_HAND + t
@@ -1017,11 +1063,11 @@ def _turn(b, mask):
             t = b.meadow[i]
             v = _net(b, t)
             if not b.free_play[t] and _deficit(b, t) > 0:
-                v -= 1.0
+                v -= b.coef[K_DEFICIT]
             if v > best_v:
                 best_v = v
                 best_a = R.A_PLAY_MEADOW + i
-    if best_v > 0.0:
+    if best_v > b.coef[K_PLAY_AT]:
         return best_a
     # Place a worker.
     best_p = -1
@@ -1032,7 +1078,7 @@ def _turn(b, mask):
             if v > best_pv:
                 best_pv = v
                 best_p = a
-    if best_p >= 0 and best_pv > -0.5:
+    if best_p >= 0 and best_pv > b.coef[K_PLACE_AT]:
         return best_p
     if mask[R.A_PREPARE]:
         return R.A_PREPARE
@@ -1299,8 +1345,8 @@ def _storehouse(b, mask):
     best = -1
     best_v = NEG
     for r in range(4):
-        if mask[R.A_RESOURCE + r] and STORE_STOCK[r] * _gw(b, r) > best_v:
-            best_v = STORE_STOCK[r] * _gw(b, r)
+        if mask[R.A_RESOURCE + r] and b.coef[K_STORE + r] * _gw(b, r) > best_v:
+            best_v = b.coef[K_STORE + r] * _gw(b, r)
             best = R.A_RESOURCE + r
     return best
 
@@ -1424,11 +1470,27 @@ def _act(obs, mask, boards):
 
 
 @kernel
+def _boards_with(coefficients):
+    """A zeroed board (in an array of one) that values moves with ``coefficients``; decoding an
+    observation fills everything else."""
+    boards = np.zeros(1, BOARD_DTYPE)
+    boards[0].coef[:] = coefficients
+    return boards
+
+
+@kernel
 def heuristic_action(obs, mask):
     """The heuristic's action for one observation vector and its 0/1 action mask."""
+    return heuristic_action_with(obs, mask, DEFAULT_COEFFICIENTS)
+
+
+@kernel
+def heuristic_action_with(obs, mask, coefficients):
+    """``heuristic_action`` valuing moves with ``coefficients`` (``NUM_COEFFICIENTS`` floats laid
+    out as ``COEFFICIENTS``) instead of the defaults."""
     # A record view does not keep its array alive and Numba frees an array right after its
     # last use, so the array is passed down and held here until the decision is made.
-    boards = np.zeros(1, BOARD_DTYPE)
+    boards = _boards_with(coefficients)
     action = _act(obs, mask, boards)
     return _legal_or(action, mask, -1)
 
@@ -1444,13 +1506,33 @@ def _act_compact(obs, mask, boards):
 def heuristic_action_compact(obs, mask):
     """``heuristic_action`` for a compact observation vector (``observation="compact"``): the
     same decision, without the full vector's one-hot scans. ISMCTS play-outs use it."""
-    boards = np.zeros(1, BOARD_DTYPE)
+    boards = _boards_with(DEFAULT_COEFFICIENTS)
     action = _act_compact(obs, mask, boards)
     return _legal_or(action, mask, -1)
 
 
+@parallel_kernel
+def _coefficients_batch(obs, masks, coefficients, out):
+    for i in prange(obs.shape[0]):
+        out[i] = heuristic_action_with(obs[i], masks[i], coefficients)
+
+
 class EverdellHeuristicAgent(KernelAgent, policy=heuristic_action, game="everdell"):
-    """A sensible-beginner Everdell player; deterministic, decides from the observation only."""
+    """A sensible-beginner Everdell player; deterministic, decides from the observation only.
+    ``coefficients``: ``NUM_COEFFICIENTS`` finite numbers laid out as ``COEFFICIENTS`` to value
+    moves with instead of the defaults (learned ones: meeple_gym.baselines.coef_train)."""
 
     obs_size = E.OBS_SIZE
     num_actions = R.NUM_ACTIONS
+    coefficient_names = tuple(name for name, _, _ in COEFFICIENTS)
+    default_coefficients = DEFAULT_COEFFICIENTS
+    coefficient_scales = COEFFICIENT_SCALES
+
+    def __init__(self, coefficients=None):
+        self.coefficients = None
+        if coefficients is not None:
+            self.coefficients = check_coefficients(coefficients, NUM_COEFFICIENTS)
+            coef = self.coefficients.copy()  # writable: a read-only array compiles apart
+            # instance attributes: KernelAgent.act and act_batch call these
+            self.policy = lambda obs, mask: heuristic_action_with(obs, mask, coef)
+            self.policy_batch = lambda obs, masks, out: _coefficients_batch(obs, masks, coef, out)

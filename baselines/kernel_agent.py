@@ -72,8 +72,23 @@ class KernelAgent:
             )
 
 
-def game_heuristic(game: str):
-    """A new instance of the heuristic agent ``game``'s spec names (``GameSpec.heuristic``,
+def check_coefficients(coefficients, size: int) -> np.ndarray:
+    """``coefficients`` as a read-only float64 vector of ``size`` finite numbers, or a
+    ValueError naming what is wrong."""
+    try:
+        coef = np.array(coefficients, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"coefficients must be {size} numbers: {err}") from None
+    if coef.shape != (size,):
+        raise ValueError(f"coefficients must be {size} numbers, got shape {coef.shape}")
+    if not np.isfinite(coef).all():
+        raise ValueError("coefficients must be finite numbers")
+    coef.flags.writeable = False
+    return coef
+
+
+def heuristic_class(game: str):
+    """The heuristic agent class ``game``'s spec names (``GameSpec.heuristic``,
     "module:Class"), or None if it names none."""
     from meeple_gym.core.registry import get_spec
 
@@ -81,4 +96,18 @@ def game_heuristic(game: str):
     if path is None:
         return None
     module, cls = path.split(":")
-    return getattr(importlib.import_module(module), cls)()
+    return getattr(importlib.import_module(module), cls)
+
+
+def game_heuristic(game: str, coefficients=None):
+    """A new instance of ``game``'s heuristic agent, or None if its spec names none.
+    ``coefficients``: learned coefficients of its move values, for a heuristic that has them
+    (``default_coefficients``; Everdell's); a ValueError for one that has none."""
+    cls = heuristic_class(game)
+    if cls is None:
+        return None
+    if coefficients is None:
+        return cls()
+    if getattr(cls, "default_coefficients", None) is None:
+        raise ValueError(f"the {game} heuristic has no coefficients to set")
+    return cls(coefficients=coefficients)

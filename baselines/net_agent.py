@@ -14,7 +14,9 @@ the expected final reward of the player to act). Illegal actions get no probabil
 An *anchored* network (``anchor_weight`` in its metadata, above 0) is a correction to the
 heuristic: the heuristic's move for the same observation and mask gets ``anchor_weight`` added
 to its logit, so a network whose policy layer is zero plays exactly the heuristic and training
-teaches it where to play otherwise (docs/baselines.md, "The learned agent").
+teaches it where to play otherwise (docs/baselines.md, "The learned agent"). Its metadata may
+also hold ``anchor_coefficients``: learned coefficients of the heuristic's move values
+(``meeple_gym.baselines.coef_train``), which the anchor then plays with.
 ``greedy=True`` plays the most likely legal action; ``greedy=False`` samples from the masked
 policy with a generator seeded by ``seed``, so either way an agent is deterministic for a seed.
 The default (``greedy=None``) is the way the weights were trained to play: the ``play`` entry of
@@ -108,6 +110,10 @@ def load_net(path) -> dict:
     if is_bool(weight) or not isinstance(weight, (int, float)) or not 0 <= weight < 1e6:
         raise OptionError(f"{str(path)!r}: anchor_weight must be a number >= 0, got {weight!r}")
     net["anchor_weight"] = float(weight)
+    coefficients = meta.get("anchor_coefficients")
+    if coefficients is not None and not net["anchor_weight"] > 0:
+        raise OptionError(f"{str(path)!r}: anchor_coefficients without an anchor_weight above 0")
+    net["anchor_coefficients"] = coefficients
     return net
 
 
@@ -203,7 +209,10 @@ class NetAgent:
         if self.anchor_weight > 0:
             from meeple_gym.baselines.kernel_agent import game_heuristic
 
-            self._anchor = game_heuristic(game)
+            try:
+                self._anchor = game_heuristic(game, net["anchor_coefficients"])
+            except ValueError as exc:  # coefficients of the wrong size, or for no heuristic
+                raise OptionError(f"weights {str(path)!r}: anchor_coefficients: {exc}") from None
             if self._anchor is None:
                 raise OptionError(
                     f"weights {str(path)!r} are anchored, but {game} has no heuristic"

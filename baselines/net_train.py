@@ -26,6 +26,10 @@ policy: the heuristic's move gets ``W`` added to its logit (``NetAgent``), the p
 starts at zero, so the network starts out playing exactly the heuristic and the imitation stage
 is skipped; the search targets then teach it where to play otherwise. ``--round-play greedy``
 has the network play its likeliest move in the rounds' games instead of a sample.
+``--anchor-generations N`` first learns the coefficients of the anchor heuristic's move values
+(a heuristic that has them: Everdell's) by N generations of the cross-entropy method against
+the heuristic (``meeple_gym.baselines.coef_train``); the anchor plays with them from then on,
+and the weights file keeps them.
 
 ``--targets`` sets what the rounds learn: ``move`` (the search's move, the default),
 ``visits`` (the share of the search's iterations each root move had, a distribution; its
@@ -65,7 +69,9 @@ from pathlib import Path
 
 import numpy as np
 
+from meeple_gym.baselines.coef_train import coefficient_heuristic, cross_entropy_method
 from meeple_gym.baselines.evaluate import agent_seed, make_agent, play_match, record_policy
+from meeple_gym.baselines.kernel_agent import game_heuristic
 from meeple_gym.baselines.net_agent import PLAY_MODES, NetAgent, check_temperature, save_net
 from meeple_gym.baselines.rollout import best_moves
 from meeple_gym.core.batch import MAX_SEED
@@ -77,6 +83,7 @@ from meeple_gym.core.sampling import policy_words, random_legal_actions
 
 _ROUND_STREAM = 0x4E45  # RNG stream id of the seeds of each round's games
 _PPO_STREAM = 0x5050  # and of the policy-gradient stage's
+_COEF_STREAM = 0x434F  # and of the coefficient stage's
 
 
 def play_against_heuristic(game: str, num_games: int, seed: int, decide, both_seats=False):
@@ -127,6 +134,7 @@ def collect(
     both_seats: bool = False,
     targets: str = "move",
     target_temperature: float = 2.0,
+    anchor_coefficients=None,
 ) -> dict:
     """Play ``num_games`` two-player games against the heuristic and return the examples:
     ``obs`` (``compact_observations``), ``mask`` (int8), ``target`` (the expert's move),
@@ -139,9 +147,11 @@ def collect(
     both seats).
     ``learner``: an agent playing the learner's seat (None: the expert's move is played);
     ``expert``: an agent with ``act_states`` (the search) or ``act_batch`` giving the targets
-    (None: the heuristic). Decisions with one legal move are not recorded."""
+    (None: the heuristic). Decisions with one legal move are not recorded.
+    ``anchor_coefficients``: the anchor (``anchor``, and the move played where the learner is
+    not asked) is the heuristic with these coefficients of its move values."""
     rng = np.random.default_rng(seed)
-    heuristic = make_agent("heuristic", game)
+    heuristic = game_heuristic(game, anchor_coefficients)
     expert = heuristic if expert is None else expert
     search = record_policy(expert)
     if targets not in TARGETS:
@@ -260,6 +270,8 @@ class Model:
         self.policy = nn.Linear(sizes[-1], num_actions)
         self.value = nn.Linear(sizes[-1], 1)
         self.anchor_weight = float(anchor_weight)
+        # Learned coefficients of the anchor heuristic's move values (None: its defaults).
+        self.anchor_coefficients = None
         if self.anchor_weight > 0:  # no correction yet: the network plays the heuristic
             nn.init.zeros_(self.policy.weight)
             nn.init.zeros_(self.policy.bias)
@@ -308,6 +320,7 @@ class Model:
                 linear.weight.copy_(torch.as_tensor(w.T))
                 linear.bias.copy_(torch.as_tensor(b))
         self.obs_scale = torch.as_tensor(net["obs_scale"], dtype=torch.float32)
+        self.anchor_coefficients = net.get("anchor_coefficients")
 
     def export(self) -> dict:
         def pair(linear):
@@ -402,7 +415,9 @@ def play_learner(game: str, model, num_games: int, seed: int, generator) -> dict
     import torch
 
     parts = {k: [] for k in ("obs", "mask", "action", "logp", "old_value", "anchor", "row")}
-    heuristic = make_agent("heuristic", game) if model.anchor_weight > 0 else None
+    heuristic = None
+    if model.anchor_weight > 0:
+        heuristic = game_heuristic(game, model.anchor_coefficients)
 
     def decide(batch, rows, obs, mask, random_moves):
         anchor = np.zeros(rows.size, np.int64)
@@ -513,6 +528,8 @@ def save(model, path, meta: dict) -> Path:
     parts = model.export()
     if model.anchor_weight > 0:
         meta = {**meta, "anchor_weight": model.anchor_weight}
+    if model.anchor_coefficients is not None:
+        meta["anchor_coefficients"] = [float(c) for c in model.anchor_coefficients]
     return save_net(
         path,
         meta=meta,
@@ -606,6 +623,14 @@ DEFAULTS = {
     # logit; it starts as the heuristic (no imitation stage). 0: a whole policy of its own.
     "anchor_weight": 0.0,
     "round_play": "sample",  # how the network plays its seat in the expert rounds' games
+    # Before the rounds, an anchored network's heuristic can learn the coefficients of its move
+    # values (a heuristic that has them): generations of the cross-entropy method, each
+    # ``anchor_population`` coefficient vectors playing ``anchor_games`` games against the
+    # heuristic, the ``anchor_elite`` fittest moving the distribution (coef_train).
+    "anchor_generations": 0,
+    "anchor_population": 32,
+    "anchor_elite": 8,
+    "anchor_games": 600,
     # The rounds' targets: "move", the search's move; "visits", the share of the search's
     # iterations each root move had (a distribution: less noise than its single pick);
     # "rollouts", the heuristic's paired play-outs of every move (``RolloutAgent``,
@@ -618,6 +643,7 @@ DEFAULTS = {
 TARGETS = ("move", "visits", "rollouts")
 _COUNTS = ("imitation_games", "round_games", "eval_games", "epochs")
 _COUNTS += ("imitation_epochs", "batch_size", "ppo_games", "ppo_epochs", "eval_every")
+_COUNTS += ("anchor_games",)
 
 
 def settings_for(game: str, **overrides) -> dict:
@@ -631,8 +657,11 @@ def settings_for(game: str, **overrides) -> dict:
     settings["seed"] = check_int("seed", settings["seed"], 0, MAX_SEED)
     for key in _COUNTS:
         settings[key] = check_int(key, settings[key], 1, None)
-    for key in ("rounds", "ppo_iterations"):
+    for key in ("rounds", "ppo_iterations", "anchor_generations"):
         settings[key] = check_int(key, settings[key], 0, None)
+    population = check_int("anchor_population", settings["anchor_population"], 2, None)
+    settings["anchor_population"] = population
+    settings["anchor_elite"] = check_int("anchor_elite", settings["anchor_elite"], 1, population)
     if settings["sims"] is not None:
         settings["sims"] = check_int("sims", settings["sims"], 1, None)
     settings["hidden"] = tuple(check_int("hidden", h, 1, None) for h in settings["hidden"])
@@ -652,6 +681,10 @@ def settings_for(game: str, **overrides) -> dict:
         )
     if not 0.0 <= float(settings["anchor_weight"]) < 1e6:
         raise OptionError(f"anchor_weight must be in [0, 1e6), got {settings['anchor_weight']!r}")
+    if settings["anchor_generations"]:
+        if not float(settings["anchor_weight"]) > 0:
+            raise OptionError("anchor_generations needs an anchored network (anchor_weight > 0)")
+        coefficient_heuristic(game)  # OptionError if the heuristic has no coefficients
     for key in ("ppo_clip", "entropy", "gae_lambda"):
         if not 0.0 <= float(settings[key]) <= 1.0:
             raise OptionError(f"{key} must be in [0, 1], got {settings[key]!r}")
@@ -670,6 +703,11 @@ def describe_method(settings: dict) -> str:
     }[settings["targets"]]
     if float(settings["anchor_weight"]) > 0:
         method = f"a correction to the heuristic, trained on {teacher} (DAgger)"
+        if settings["anchor_generations"]:
+            method = (
+                "a correction to the heuristic with its move values' coefficients learned by "
+                f"the cross-entropy method, then trained on {teacher} (DAgger)"
+            )
     else:
         method = f"expert iteration: heuristic imitation, then {teacher} (DAgger)"
     return method + (", then PPO against the heuristic" if settings["ppo_iterations"] else "")
@@ -727,10 +765,10 @@ def train(
     curve_path = out.with_suffix(".json")
     best_path = out.with_name(out.stem + "_best.npz")
     ppo_iterations, eval_every = settings["ppo_iterations"], settings["eval_every"]
-    stages = rounds + 1 + -(-ppo_iterations // eval_every)
+    stages = settings["anchor_generations"] + rounds + 1 + -(-ppo_iterations // eval_every)
     bar = tqdm(total=stages, desc=f"{game} training", unit="stage", disable=not progress)
 
-    def checkpoint(stage: str, samples: int, loss: float):
+    def checkpoint(stage: str, samples: int, loss: float, **extra):
         save(model, out, {**meta, "samples": samples, "stage": stage})
         result = play_match(
             game,
@@ -747,6 +785,7 @@ def train(
             "loss": loss,
             "games": eval_games,
             **{k: result[k] for k in ("wins", "draws", "win_rate", "ci_low", "ci_high")},
+            **extra,
         }
         curve["curve"].append(point)
         best = max(curve["curve"], key=lambda p: p["win_rate"])
@@ -774,6 +813,8 @@ def train(
         meta["init"] = curve["init"] = Path(init).name  # no machine paths in shipped files
         samples, loss = 0, float("nan")
         checkpoint("start", samples, loss)
+    if settings["anchor_generations"]:
+        coefficient_stage(game, model, settings, checkpoint, bar, started, minutes)
     expert_data = []
     base_samples = samples
     for group in optimizer.param_groups:
@@ -820,6 +861,31 @@ def train(
     except ImportError:  # matplotlib is the optional `plot` extra
         pass
     return curve
+
+
+def coefficient_stage(game, model, settings, checkpoint, bar, started, minutes) -> None:
+    """The anchor heuristic's coefficients by the cross-entropy method (``coef_train``), from
+    the model's (its ``--init``'s) or the defaults; a curve point after every generation."""
+    total = settings["anchor_generations"]
+
+    def on_generation(g, coefficients, scores):
+        model.anchor_coefficients = coefficients
+        checkpoint(f"coefficients {g}", 0, float("nan"), fitness=float(scores[0]))
+        if g < total:
+            bar.set_description_str(f"{game}: coefficients, generation {g + 1}/{total}")
+        return minutes is not None and time.perf_counter() - started > 60 * minutes
+
+    bar.set_description_str(f"{game}: coefficients, generation 1/{total}")
+    cross_entropy_method(
+        game,
+        total,
+        settings["anchor_population"],
+        settings["anchor_elite"],
+        settings["anchor_games"],
+        seed=py_derive_key(settings["seed"], 0, _COEF_STREAM),
+        start=model.anchor_coefficients,
+        on_generation=on_generation,
+    )
 
 
 def ppo_stage(game, model, settings, checkpoint, bar, started, minutes, samples) -> None:
@@ -871,6 +937,10 @@ _FLAG_HELP = {
     "targets": "the rounds' targets: the search's move, its root visits, or rollout margins",
     "rollout_samples": "paired play-outs a move (--targets rollouts)",
     "target_temperature": "score points of the rollout margins' softmax (--targets rollouts)",
+    "anchor_generations": "cross-entropy generations on the anchor's coefficients (0: none)",
+    "anchor_population": "coefficient vectors per generation",
+    "anchor_elite": "the fittest vectors that move the distribution",
+    "anchor_games": "games against the heuristic per coefficient vector",
 }
 
 

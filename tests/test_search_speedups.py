@@ -31,7 +31,7 @@ def _eager_and_lazy(obs, masks, out):
     """``out[i, 0]``: the decision with the gain weights and every worth and keep value
     filled before deciding (-2 if ``free_play`` differs from ``_token_pays``); ``out[i, 1]``:
     ``heuristic_action`` (values filled on first use)."""
-    boards = np.zeros(1, BOARD_DTYPE)  # noqa: F821 - bound below
+    boards = _boards_with(DEFAULT_COEFFICIENTS)  # noqa: F821 - bound below
     for i in range(obs.shape[0]):
         b = boards[0]
         _decode(obs[i], b)  # noqa: F821
