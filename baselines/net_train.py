@@ -540,6 +540,15 @@ def save(model, path, meta: dict) -> Path:
     )
 
 
+def _curve_method(points) -> str:
+    """The stages a curve went through, for its title."""
+    stages = [p["stage"] for p in points]
+    if not any(stage.startswith("coefficients") for stage in stages):
+        return "expert iteration"
+    method = "learned coefficients (cross-entropy method)"
+    return method + (", then expert iteration" if "round 1" in stages else "")
+
+
 def draw_curve(ax, run: dict) -> None:
     """One run's curve on a matplotlib axis: the win rate against the heuristic (Wilson 95%
     band) over training time."""
@@ -561,7 +570,7 @@ def draw_curve(ax, run: dict) -> None:
         xlabel="training time (min)",
         ylabel=f"win rate ({points[-1]['games']} games, seats rotated)",
         ylim=(0, 1),
-        title=f"{run['game']}: expert iteration" + (", then PPO" if first_ppo else ""),
+        title=f"{run['game']}: {_curve_method(points)}" + (", then PPO" if first_ppo else ""),
     )
     ax.legend(loc="lower right")
 
@@ -701,15 +710,14 @@ def describe_method(settings: dict) -> str:
         "visits": "ISMCTS visit shares",
         "rollouts": "rollout values",
     }[settings["targets"]]
+    rounds = f"{teacher} (DAgger)" if settings["rounds"] else ""
     if float(settings["anchor_weight"]) > 0:
-        method = f"a correction to the heuristic, trained on {teacher} (DAgger)"
+        method = "a correction to the heuristic"
         if settings["anchor_generations"]:
-            method = (
-                "a correction to the heuristic with its move values' coefficients learned by "
-                f"the cross-entropy method, then trained on {teacher} (DAgger)"
-            )
+            method += ", its move values' coefficients learned by the cross-entropy method"
+        method += f", trained on {rounds}" if rounds else ""
     else:
-        method = f"expert iteration: heuristic imitation, then {teacher} (DAgger)"
+        method = "expert iteration: heuristic imitation" + (f", then {rounds}" if rounds else "")
     return method + (", then PPO against the heuristic" if settings["ppo_iterations"] else "")
 
 

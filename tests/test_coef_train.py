@@ -170,7 +170,7 @@ def test_an_anchored_training_run_learns_and_ships_the_coefficients(tmp_path):
     learned = np.asarray(agent.meta["anchor_coefficients"])
     assert learned.shape == (H.NUM_COEFFICIENTS,)
     assert not np.array_equal(learned, H.DEFAULT_COEFFICIENTS)
-    assert "cross-entropy" in agent.meta["method"]
+    assert "cross-entropy" in agent.meta["method"] and "DAgger" not in agent.meta["method"]
     # The untrained correction plays exactly the anchor, which plays the learned coefficients.
     obs, masks = _positions(size=16, steps=30)
     tuned = H.EverdellHeuristicAgent(coefficients=learned)
@@ -201,3 +201,14 @@ def test_bad_anchor_coefficients_in_a_weights_file_are_refused(tmp_path):
     wrong_game = _rewrite_meta(century, tmp_path / "c.npz", anchor_coefficients=[1.0])
     with pytest.raises(OptionError, match="no coefficients"):
         NetAgent("century", path=wrong_game)
+
+
+def test_the_shipped_everdell_network_plays_its_learned_coefficients():
+    agent = NetAgent("everdell")
+    learned = np.asarray(agent.meta["anchor_coefficients"])
+    assert agent.anchor_weight > 0 and learned.shape == (H.NUM_COEFFICIENTS,)
+    assert not np.allclose(learned, H.DEFAULT_COEFFICIENTS)
+    obs, masks = _positions(size=16, steps=30)
+    tuned = H.EverdellHeuristicAgent(coefficients=learned).act_batch(obs, masks)
+    # The correction network's lift never outweighs the anchor's (it is untrained: zero).
+    assert np.array_equal(agent.act_batch(obs, masks), tuned)
