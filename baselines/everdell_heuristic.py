@@ -1474,7 +1474,9 @@ def _boards_with(coefficients):
     """A zeroed board (in an array of one) that values moves with ``coefficients``; decoding an
     observation fills everything else."""
     boards = np.zeros(1, BOARD_DTYPE)
-    boards[0].coef[:] = coefficients
+    coef = boards[0].coef
+    for k in range(NUM_COEFFICIENTS):  # callers pass NUM_COEFFICIENTS (the agent checks)
+        coef[k] = coefficients[k]
     return boards
 
 

@@ -99,7 +99,7 @@ def test_only_a_heuristic_with_coefficients_takes_them():
     with pytest.raises(OptionError, match="no coefficients"):
         settings_for("century", anchor_weight=2.0, anchor_generations=1)
     with pytest.raises(OptionError, match="anchored"):
-        settings_for("everdell", anchor_generations=1)
+        settings_for("everdell", anchor_weight=0.0, anchor_generations=1)
     with pytest.raises(OptionError, match="anchor_elite"):
         settings_for("everdell", anchor_weight=2.0, anchor_population=4, anchor_elite=5)
 
