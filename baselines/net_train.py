@@ -24,8 +24,9 @@ Method (docs/baselines.md, "The learned agent"):
 ``--anchor-weight W`` (above 0) trains a correction to the heuristic instead of a whole
 policy: the heuristic's move gets ``W`` added to its logit (``NetAgent``), the policy layer
 starts at zero, so the network starts out playing exactly the heuristic and the imitation stage
-is skipped; the search targets then teach it where to play otherwise. ``--round-play greedy``
-has the network play its likeliest move in the rounds' games instead of a sample.
+is skipped (the value layer starts at zero too); the search targets then teach it where to
+play otherwise. ``--round-play greedy`` has the network play its likeliest move in the rounds'
+games instead of a sample.
 ``--anchor-generations N`` first learns the coefficients of the anchor heuristic's move values
 (a heuristic that has them: Everdell's) by N generations of the cross-entropy method against
 the heuristic (``meeple_gym.baselines.coef_train``); the anchor plays with them from then on,
@@ -275,6 +276,8 @@ class Model:
         if self.anchor_weight > 0:  # no correction yet: the network plays the heuristic
             nn.init.zeros_(self.policy.weight)
             nn.init.zeros_(self.policy.bias)
+            nn.init.zeros_(self.value.weight)  # and has no estimate yet: 0 everywhere
+            nn.init.zeros_(self.value.bias)
         self.modules = nn.ModuleList([self.trunk, self.policy, self.value])
         self.obs_scale = torch.as_tensor(obs_scale, dtype=torch.float32)
 

@@ -145,24 +145,27 @@ def test_the_cross_entropy_method_improves_a_bad_start():
     assert after > before + 0.1
 
 
-def test_an_anchored_training_run_learns_and_ships_the_coefficients(tmp_path):
-    pytest.importorskip("torch")
+def _tiny_anchored_run(out, **changes):
+    """A training run of seconds: an anchored Everdell network, a coefficient stage of a few
+    games and no rounds (``changes`` override)."""
     from meeple_gym.baselines.net_train import train
 
-    run = train(
-        "everdell",
-        tmp_path / "coef.npz",
+    settings = dict(
         anchor_weight=2.0,
-        anchor_generations=2,
-        anchor_population=3,
+        anchor_generations=1,
+        anchor_population=2,
         anchor_elite=1,
         anchor_games=4,
         rounds=0,
         eval_games=4,
         hidden=(8,),
-        progress=False,
-        threads=1,
     )
+    return train("everdell", out, progress=False, threads=1, **{**settings, **changes})
+
+
+def test_an_anchored_training_run_learns_and_ships_the_coefficients(tmp_path):
+    pytest.importorskip("torch")
+    run = _tiny_anchored_run(tmp_path / "coef.npz", anchor_generations=2, anchor_population=3)
     stages = [p["stage"] for p in run["curve"]]
     assert stages == ["heuristic", "coefficients 1", "coefficients 2"]
     assert all(0 <= p["fitness"] <= 1 for p in run["curve"][1:])
@@ -212,3 +215,4 @@ def test_the_shipped_everdell_network_plays_its_learned_coefficients():
     tuned = H.EverdellHeuristicAgent(coefficients=learned).act_batch(obs, masks)
     # The correction network's lift never outweighs the anchor's (it is untrained: zero).
     assert np.array_equal(agent.act_batch(obs, masks), tuned)
+    assert not agent.value(obs).any()  # an untrained value layer: no estimate, 0
