@@ -25,7 +25,11 @@ from __future__ import annotations
 import numpy as np
 
 from meeple_gym.baselines.evaluate import play_match
-from meeple_gym.baselines.kernel_agent import check_coefficients, heuristic_class
+from meeple_gym.baselines.kernel_agent import (
+    check_coefficients,
+    has_coefficients,
+    heuristic_class,
+)
 from meeple_gym.core.errors import OptionError
 from meeple_gym.core.options import check_int
 from meeple_gym.core.rng import py_derive_key
@@ -39,7 +43,7 @@ _CEM_STREAM = 0x43454D  # RNG stream id of the draws and the games of each gener
 def coefficient_heuristic(game: str):
     """``game``'s heuristic class if its move values have coefficients, else OptionError."""
     cls = heuristic_class(game)
-    if cls is None or getattr(cls, "default_coefficients", None) is None:
+    if cls is None or not has_coefficients(cls):
         raise OptionError(f"the {game} heuristic has no coefficients to learn")
     return cls
 

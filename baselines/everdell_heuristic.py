@@ -1526,7 +1526,6 @@ class EverdellHeuristicAgent(KernelAgent, policy=heuristic_action, game="everdel
 
     obs_size = E.OBS_SIZE
     num_actions = R.NUM_ACTIONS
-    coefficient_names = tuple(name for name, _, _ in COEFFICIENTS)
     default_coefficients = DEFAULT_COEFFICIENTS
     coefficient_scales = COEFFICIENT_SCALES
 

@@ -99,6 +99,12 @@ def heuristic_class(game: str):
     return getattr(importlib.import_module(module), cls)
 
 
+def has_coefficients(cls) -> bool:
+    """Whether the heuristic class ``cls`` values moves with coefficients an agent can set
+    (``default_coefficients``, ``coefficient_scales``, ``__init__(coefficients=...)``)."""
+    return getattr(cls, "default_coefficients", None) is not None
+
+
 def game_heuristic(game: str, coefficients=None):
     """A new instance of ``game``'s heuristic agent, or None if its spec names none.
     ``coefficients``: learned coefficients of its move values, for a heuristic that has them
@@ -108,6 +114,6 @@ def game_heuristic(game: str, coefficients=None):
         return None
     if coefficients is None:
         return cls()
-    if getattr(cls, "default_coefficients", None) is None:
+    if not has_coefficients(cls):
         raise ValueError(f"the {game} heuristic has no coefficients to set")
     return cls(coefficients=coefficients)
